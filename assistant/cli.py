@@ -1,0 +1,63 @@
+"""The ``assistant`` command line (also ``python -m assistant``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from . import __version__
+from .check import EXIT_MALFORMED, check_record
+from .games import MalformedError
+from .records import read_record
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    try:
+        record = read_record(args.record)
+    except OSError as exc:
+        print(f"{args.record}: cannot read the record ({exc.strerror or exc}).", file=sys.stderr)
+        return EXIT_MALFORMED
+    except MalformedError as exc:
+        print(f"{args.record}: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    report = check_record(record, keep_going=args.keep_going)
+    for verdict in report.verdicts:
+        print(json.dumps(verdict))
+    print(json.dumps({"summary": report.summary}))
+    return report.status
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import run_bench
+
+    return run_bench(args.what, seconds=args.seconds, seed=args.seed)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``assistant`` command."""
+    parser = argparse.ArgumentParser(prog="assistant", description="A tabletop referee for physical board games.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="replay a game record and judge every event",
+                           description="Replay a tabletop-record/1 file; print one JSON verdict per event, "
+                                       "then the summary. Exit 0 all legal, 1 an illegal event, 2 malformed.")
+    check.add_argument("record", help="path of the .jsonl record")
+    check.add_argument("--continue", dest="keep_going", action="store_true",
+                       help="skip illegal events and keep checking")
+    check.set_defaults(func=_cmd_check)
+
+    bench = sub.add_parser("bench", help="run a benchmark and print its figures")
+    bench.add_argument("what", choices=["rules"], help="which benchmark")
+    bench.add_argument("--seconds", type=float, default=5.0, help="time budget of the throughput run (s)")
+    bench.add_argument("--seed", type=int, default=1, help="seed of the random games")
+    bench.set_defaults(func=_cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit status."""
+    args = build_parser().parse_args(argv)
+    return args.func(args)

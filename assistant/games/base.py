@@ -1,0 +1,190 @@
+"""The small interface every game plugs in behind.
+
+A game is an object with seven methods (modelled on OpenSpiel's ``State``):
+
+- :meth:`Game.new_state` builds the starting state from a record header's ``setup`` and
+  ``rulings`` objects;
+- :meth:`Game.parse_event` turns one JSON event object into an :class:`Event`;
+- :meth:`Game.legal_events` lists the events that :meth:`Game.apply` would accept now;
+- :meth:`Game.apply` returns a *new* state, or a falsy :class:`Refusal` carrying the rules
+  file's reason code; it never mutates its input and never raises for illegal play;
+- :meth:`Game.summary` gives the summary fields of the game's rules file;
+- :meth:`Game.view` gives what one seat (or, with ``seat=None``, the whole table) may know.
+
+Two kinds of bad input are kept apart, as python-chess keeps ``InvalidMoveError`` apart from
+``IllegalMoveError``: a *malformed* record or event raises :class:`MalformedError`; a
+well-formed but *illegal* event is refused with a :class:`Refusal`.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+class MalformedError(ValueError):
+    """A record, header or event that does not follow the format.
+
+    Attributes
+    ----------
+    field : str
+        Dotted path of the offending field, e.g. ``"setup.layout[2][2]"`` or ``"to"``.
+    reason : str
+        One sentence saying what is wrong.
+    line : int or None
+        1-based line number in the record file, filled in by the record reader.
+    """
+
+    def __init__(self, field: str, reason: str, line: int | None = None):
+        self.field = field
+        self.reason = reason
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        return f"{where}field {self.field!r}: {self.reason}"
+
+    def at_line(self, line: int) -> "MalformedError":
+        """Return a copy of this error tied to a 1-based line number of a record file."""
+        return MalformedError(self.field, self.reason, line)
+
+    def within(self, prefix: str) -> "MalformedError":
+        """Return a copy whose field path is nested under ``prefix`` (e.g. ``"setup"``)."""
+        return MalformedError(f"{prefix}.{self.field}" if self.field else prefix, self.reason, self.line)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An illegal event: the rules file's reason code and one human sentence.
+
+    A refusal is falsy, so ``new = game.apply(state, ev); if not new: ...`` reads naturally.
+
+    >>> r = Refusal("not_your_turn", "It is seat 1's turn, not seat 0's.")
+    >>> bool(r), r.reason
+    (False, 'not_your_turn')
+    """
+
+    reason: str
+    message: str
+
+    def __bool__(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of a record: who acts, what kind of event, and its parameters.
+
+    ``params`` holds the event's own parameters in the game's normalised form (cells as
+    tuples); ``extra`` keeps fields the event type does not define (``t``, ``note``, ...)
+    so that writing the record back loses nothing. Both are stored as sorted tuples of
+    pairs, which keeps the event hashable.
+
+    >>> ev = Event.make(0, "move", to=(1, 2))
+    >>> ev.to_json()
+    {'actor': 0, 'type': 'move', 'to': [1, 2]}
+    >>> ev["to"], ev.get("carry")
+    ((1, 2), None)
+    """
+
+    actor: int | str
+    type: str
+    params: tuple[tuple[str, Any], ...] = ()
+    extra: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+    @classmethod
+    def make(cls, actor: int | str, type: str, extra: Mapping[str, Any] | None = None,
+             **params: Any) -> "Event":
+        """Build an event from keyword parameters; ``None`` values are dropped."""
+        items = tuple(sorted((k, v) for k, v in params.items() if v is not None))
+        ext = tuple(sorted((extra or {}).items(), key=lambda kv: kv[0]))
+        return cls(actor, type, items, ext)
+
+    def __getitem__(self, key: str) -> Any:
+        for k, v in self.params:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The parameter ``key``, or ``default`` when the event does not carry it."""
+        for k, v in self.params:
+            if k == key:
+                return v
+        return default
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as a JSON-ready object (tuples become lists), extras included."""
+        out: dict[str, Any] = {"actor": self.actor, "type": self.type}
+        for k, v in self.params:
+            out[k] = _jsonable(v)
+        for k, v in self.extra:
+            out.setdefault(k, v)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Event.from_json({json.dumps(self.to_json())})"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+class Game(ABC):
+    """A game plug-in. Subclasses are stateless: every state is passed in explicitly."""
+
+    #: The record header's ``game`` value, e.g. ``"forbidden-desert"``.
+    id: str = ""
+    #: A human title.
+    title: str = ""
+
+    @abstractmethod
+    def new_state(self, setup: Mapping[str, Any], rulings: Mapping[str, Any]) -> Any:
+        """Build the starting state from a header's ``setup`` and ``rulings``.
+
+        Raises
+        ------
+        MalformedError
+            With ``field`` relative to the header (``"setup.players"``, ``"rulings.x"``).
+        """
+
+    @abstractmethod
+    def parse_event(self, obj: Mapping[str, Any], state: Any | None = None) -> Event:
+        """Validate one JSON event object and return it as an :class:`Event`.
+
+        ``state`` is the starting state, for checks that depend on the set-up (the
+        number of optional cards, say); it is never the state at the event.
+
+        Raises
+        ------
+        MalformedError
+            An unknown ``type``, a missing required parameter, a wrong JSON type or an
+            unknown id.
+        """
+
+    @abstractmethod
+    def legal_events(self, state: Any) -> list[Event]:
+        """Every event :meth:`apply` accepts in ``state``, in a stable order."""
+
+    @abstractmethod
+    def apply(self, state: Any, event: Event) -> Any:
+        """Return the state after ``event``, or a :class:`Refusal`; never mutates ``state``."""
+
+    @abstractmethod
+    def summary(self, state: Any) -> dict[str, Any]:
+        """The summary object of the rules file (always with ``result`` and ``events``)."""
+
+    @abstractmethod
+    def view(self, state: Any, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know (its private observation); ``None`` is the public table."""
+
+    def result(self, state: Any) -> str:
+        """``"ongoing"``, ``"won"`` or ``"lost:<why>"``."""
+        return self.summary(state)["result"]

@@ -1,0 +1,48 @@
+"""Forbidden Desert (cooperative, 2-5 players): the rules engine plug-in.
+
+Rules: ``shared/rules/forbidden-desert.md``. Module map:
+
+- ``components``: the game declared as data (tiles, cards, adventurers, meter, rulings);
+- ``state``: the position and board queries; ``setup``: header -> starting state;
+- ``events``: the record vocabulary; ``rules``: the §6.4 check order and dispatch;
+- ``movement``, ``digging``, ``free_actions``, ``storm``: the handlers by concept;
+- ``tiles``: hidden tile identities; ``odds``: storm-loss risk; ``legal``: enumeration;
+- ``views``: the summary and what each seat may see.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..base import Event, Game, Refusal
+from . import events, legal, rules, setup, views
+from .state import State
+
+
+class ForbiddenDesert(Game):
+    """The Forbidden Desert game behind the shared :class:`~assistant.games.base.Game` interface."""
+
+    id = "forbidden-desert"
+    title = "Forbidden Desert"
+
+    def new_state(self, setup_obj: Mapping[str, Any], rulings: Mapping[str, Any]) -> State:
+        return setup.new_state(setup_obj, rulings)
+
+    def parse_event(self, obj: Mapping[str, Any], state: State | None = None) -> Event:
+        tracker = bool(state and state.cfg.rulings["storm_tracker_card"])
+        return events.parse_event(obj, storm_tracker_card=tracker)
+
+    def legal_events(self, state: State) -> list[Event]:
+        return legal.legal_events(state)
+
+    def apply(self, state: State, event: Event) -> State | Refusal:
+        return rules.apply(state, event)
+
+    def summary(self, state: State) -> dict[str, Any]:
+        return views.summary(state)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return views.view(state, seat)
+
+
+GAME = ForbiddenDesert()
