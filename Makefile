@@ -16,7 +16,7 @@ install: $(STAMP)
 
 # The main job on the bundled default: check the bundled Forbidden Desert record.
 demo: $(STAMP)
-	$(BIN)/assistant check examples/forbidden-desert/opening.jsonl
+	$(BIN)/assistant check examples/forbidden-desert/sample-game.jsonl
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

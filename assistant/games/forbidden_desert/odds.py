@@ -23,7 +23,7 @@ from .state import State
 from .storm import sheltered
 
 EXACT_MAX_CARDS = 4
-MC_SAMPLES = 20_000
+MC_SAMPLES = 10_000
 CAUSES = ("thirst", "sand_supply", "storm_meter")
 _CARD_INDEX = {card: i for i, card in enumerate(STORM_CARDS)}
 

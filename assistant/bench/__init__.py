@@ -1,0 +1,23 @@
+"""Benchmarks (``assistant bench WHAT``): each prints its figures and returns an exit status.
+
+Benchmarks measure; they do not pass or fail on timing. Where an issue names a target, the
+benchmark prints it beside the measurement.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+#: benchmark name -> module with a ``run(seconds, seed) -> int`` function
+BENCHMARKS = {"rules": "assistant.bench.rules"}
+
+
+def run_bench(what: str, seconds: float = 5.0, seed: int = 1) -> int:
+    """Run the benchmark ``what`` and return its exit status (0 when it ran).
+
+    Raises
+    ------
+    KeyError
+        When ``what`` is not a known benchmark.
+    """
+    return importlib.import_module(BENCHMARKS[what]).run(seconds=seconds, seed=seed)

@@ -1,0 +1,168 @@
+"""Seeded random games, for property tests and the rules benchmark.
+
+A random game uses the assistant's own digital decks and a fully named layout, so every chance
+outcome is fixed by the header and the record replays exactly. :func:`to_physical` rewrites
+such a game as the table would record it with physical decks and face-down tiles: backs only in
+the layout, and each observation (``reveals``, ``draws``, ``storm_card``, ``seen``) filled in
+from what the digital game drew.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from ..base import Event
+from . import legal, rules, setup
+from .components import (ADVENTURERS, EQUIPMENT_COUNTS, SIZE, START_STORM, START_TICK, STORM_COUNTS,
+                         TILE_IDS, back_of)
+from .state import State
+
+
+@dataclass
+class RandomGame:
+    """A generated game: its header parts, its events and the state after each event.
+
+    Attributes
+    ----------
+    setup, rulings : dict
+        The header's objects (digital decks, named layout).
+    events : list of Event
+    states : list of State
+        ``states[0]`` is the start; ``states[i + 1]`` follows ``events[i]``.
+    """
+
+    setup: dict[str, Any]
+    rulings: dict[str, Any]
+    events: list[Event]
+    states: list[State]
+
+    @property
+    def final(self) -> State:
+        """The state after the last event."""
+        return self.states[-1]
+
+
+def random_setup(rng: random.Random, n_players: int | None = None, difficulty: str | None = None) -> dict[str, Any]:
+    """A shuffled set-up (§3.1) with digital storm and equipment decks and every face named."""
+    n = n_players or rng.randint(2, 5)
+    players = rng.sample(sorted(ADVENTURERS), n)
+    smallest = min(ADVENTURERS[p].canteen for p in players)
+    first = rng.choice([i for i, p in enumerate(players) if ADVENTURERS[p].canteen == smallest])
+    tiles = list(TILE_IDS)
+    rng.shuffle(tiles)
+    layout: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
+    cells = [(r, c) for r in range(SIZE) for c in range(SIZE) if (r, c) != START_STORM]
+    for (r, c), tile in zip(cells, tiles):
+        layout[r][c] = tile
+    storm = list(STORM_COUNTS.elements())
+    rng.shuffle(storm)
+    equipment = list(EQUIPMENT_COUNTS.elements())
+    rng.shuffle(equipment)
+    return {"players": players, "difficulty": difficulty or rng.choice(sorted(START_TICK)),
+            "first_player": first, "layout": layout, "storm_deck": storm, "equipment_deck": equipment}
+
+
+def _choose(rng: random.Random, state: State, free_rate: float) -> Event:
+    if state.phase == "storm":
+        if state.pile:
+            return Event.make("storm", "draw_storm")
+        order = list(state.discard)
+        rng.shuffle(order)
+        return Event.make("storm", "reshuffle", order=tuple(order))
+    if rng.random() < free_rate:
+        free = legal.legal(state, legal.free_candidates(state))
+        if free:
+            return rng.choice(free)
+    actions = legal.legal(state, legal.action_candidates(state))
+    a = state.active
+    by_type: dict[str, list[Event]] = {}
+    for ev in actions:
+        by_type.setdefault(ev.type, []).append(ev)
+    # a crude survival instinct, so that random games last long enough to reach every rule
+    if "take_water" in by_type and state.water[a] < state.cfg.canteen(a):
+        return by_type["take_water"][0]
+    if state.water[a] <= 2 and "move" in by_type and rng.random() < 0.8:
+        return min(by_type["move"], key=lambda ev: _distance_to_water(state, ev["to"]))
+    for kind, rate in (("pick_up_part", 1.0), ("excavate", 0.8), ("remove_sand", 0.4)):
+        if kind in by_type and rng.random() < rate:
+            return rng.choice(by_type[kind])
+    others = [ev for ev in actions if ev.type != "end_turn"]
+    if others and rng.random() < 0.85:
+        return rng.choice(others)
+    return Event.make(a, "end_turn")
+
+
+def _distance_to_water(state: State, cell: tuple[int, int]) -> int:
+    """Manhattan distance from ``cell`` to the nearest tile that is or may be a well."""
+    wells = [state.cell_of[s] for s in range(len(state.ident))
+             if state.cfg.backs[s] == "water_back" and (not state.excavated[s] or state.kind(s) == "well")]
+    return min((abs(r - cell[0]) + abs(c - cell[1]) for r, c in wells), default=0)
+
+
+def random_game(seed: int, n_players: int | None = None, difficulty: str | None = None,
+                rulings: dict[str, Any] | None = None, max_events: int = 400,
+                free_rate: float = 0.05) -> RandomGame:
+    """Play a random legal game until it ends or ``max_events`` events have been applied.
+
+    Parameters
+    ----------
+    seed : int
+        Seeds both the set-up shuffle and every choice; the same seed gives the same game.
+    n_players, difficulty : optional
+        Fixed, or drawn at random.
+    rulings : dict, optional
+        Header rulings (§4).
+    max_events : int
+    free_rate : float
+        Chance, at each choice in an action phase, of trying a random free action first.
+
+    Returns
+    -------
+    RandomGame
+    """
+    rng = random.Random(seed)
+    setup_obj = random_setup(rng, n_players, difficulty)
+    rulings = dict(rulings or {})
+    state = setup.new_state(setup_obj, rulings)
+    game = RandomGame(setup_obj, rulings, [], [state])
+    while state.result == "ongoing" and len(game.events) < max_events:
+        ev = _choose(rng, state, free_rate)
+        nxt = rules.apply(state, ev)
+        if not nxt:
+            raise AssertionError(f"random play chose an illegal event {ev!r}: {nxt.message}")
+        game.events.append(ev)
+        game.states.append(nxt)
+        state = nxt
+    return game
+
+
+def to_physical(game: RandomGame) -> tuple[dict[str, Any], list[Event]]:
+    """The same game as recorded at a real table: physical decks and face-down tiles.
+
+    Returns
+    -------
+    (dict, list of Event)
+        The header's ``setup`` (layout of backs, no decks) and the rewritten events.
+    """
+    phys = {k: v for k, v in game.setup.items() if k not in ("storm_deck", "equipment_deck")}
+    phys["layout"] = [[None if t is None else (t if t == "crash_site" else back_of(t)) for t in row]
+                      for row in game.setup["layout"]]
+    out = []
+    for ev, before, after in zip(game.events, game.states, game.states[1:]):
+        params = dict(ev.params)
+        if ev.type == "draw_storm":
+            ev = Event.make("storm", "storm_card", card=before.pile[0])
+        elif ev.type == "reshuffle":
+            continue                      # a physical deck reshuffles implicitly
+        elif ev.type == "excavate":
+            slot = before.pawn[ev.actor]
+            drawn = after.hands[ev.actor][len(before.hands[ev.actor]):]
+            ev = Event.make(ev.actor, "excavate", reveals=after.ident[slot], draws=drawn[0] if drawn else None)
+        elif ev.type == "meteorologist_peek" or (ev.type == "play_equipment" and ev["card"] == "storm_tracker"):
+            m = min(before.draw_count, len(before.pile))
+            params["seen"] = tuple(before.pile[:m])
+            ev = Event.make(ev.actor, ev.type, **params)
+        out.append(ev)
+    return phys, out
