@@ -188,10 +188,10 @@ def _sampled(state: State, samples: int, seed: int) -> StormLoss:
     rng = random.Random(seed)
     counts = [0, 0, 0]
     for _ in range(samples):
-        unknown = list(hidden.elements())
+        unknown = sorted(hidden.elements())   # sorted: the sample must not depend on hidden order
         rng.shuffle(unknown)
         pile = [s if s is not None else unknown.pop() for s in slots]
-        extra = list(refill.elements())
+        extra = sorted(refill.elements())
         rng.shuffle(extra)
         pile += extra
         storm, supply, meter, suns = state.storm, state.supply, state.meter, 0
