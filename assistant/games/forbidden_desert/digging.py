@@ -9,23 +9,28 @@ from __future__ import annotations
 from collections import Counter
 
 from ..base import Event, Refusal
-from .components import WELL_WATER, on_board, part_of_clue
+from .components import WELL_WATER, part_of_clue
 from .state import State
 from .tiles import reveal
+
+
+def _sand_target_refusal(state: State, seat: int, at: tuple[int, int]) -> Refusal | None:
+    """The target checks shared by ``remove_sand`` and the Dune Blaster (§6.4), in order."""
+    if (r := state.cell_refusal(at)) is not None:
+        return r
+    if at not in state.reach(seat):
+        return Refusal("not_adjacent", f"Cell {list(at)} is out of reach.")
+    if state.sand[state.slot_at(at)] == 0:
+        return Refusal("no_sand", f"The tile at {list(at)} has no sand.")
+    return None
 
 
 def remove_sand(state: State, ev: Event) -> Refusal | None:
     """``remove_sand {at, count?}``: 1 marker, or 1-2 for the Archeologist (default min(2, sand))."""
     seat, at, count = ev.actor, ev["at"], ev.get("count")
-    if not on_board(at):
-        return Refusal("off_board", f"Cell {list(at)} is off the 5x5 board.")
-    if at == state.storm:
-        return Refusal("target_is_storm", f"Cell {list(at)} is the storm; no tile lies there.")
-    if at not in state.reach(seat):
-        return Refusal("not_adjacent", f"Cell {list(at)} is out of reach.")
+    if (r := _sand_target_refusal(state, seat, at)) is not None:
+        return r
     slot = state.slot_at(at)
-    if state.sand[slot] == 0:
-        return Refusal("no_sand", f"The tile at {list(at)} has no sand.")
     archeologist = state.adventurer(seat) == "archeologist"
     if count is None:
         count = min(2, state.sand[slot]) if archeologist else 1
@@ -38,16 +43,9 @@ def remove_sand(state: State, ev: Event) -> Refusal | None:
 
 def blast(state: State, seat: int, at: tuple[int, int]) -> Refusal | None:
     """Dune Blaster ``{at}``: all sand off a tile in the holder's reach (§3.6)."""
-    if not on_board(at):
-        return Refusal("off_board", f"Cell {list(at)} is off the 5x5 board.")
-    if at == state.storm:
-        return Refusal("target_is_storm", f"Cell {list(at)} is the storm; no tile lies there.")
-    if at not in state.reach(seat):
-        return Refusal("not_adjacent", f"Cell {list(at)} is out of reach.")
-    slot = state.slot_at(at)
-    if state.sand[slot] == 0:
-        return Refusal("no_sand", f"The tile at {list(at)} has no sand.")
-    state.sand[slot] = 0
+    if (r := _sand_target_refusal(state, seat, at)) is not None:
+        return r
+    state.sand[state.slot_at(at)] = 0
     return None
 
 

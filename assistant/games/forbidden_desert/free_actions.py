@@ -8,7 +8,7 @@ buried or not. Each handler checks in the order of §6.4 and returns the first
 from __future__ import annotations
 
 from ..base import Event, Refusal
-from .components import TIME_THROTTLE_ACTIONS, on_board
+from .components import TIME_THROTTLE_ACTIONS
 from .digging import blast, secret_water_reserve
 from .movement import jet_pack
 from .state import State
@@ -51,10 +51,8 @@ def pass_equipment(state: State, ev: Event) -> Refusal | None:
 
 
 def _terrascope(state: State, seat: int, at: tuple[int, int], sees: str | None) -> Refusal | None:
-    if not on_board(at):
-        return Refusal("off_board", f"Cell {list(at)} is off the 5x5 board.")
-    if at == state.storm:
-        return Refusal("target_is_storm", f"Cell {list(at)} is the storm; no tile lies there.")
+    if (r := state.cell_refusal(at)) is not None:
+        return r
     slot = state.slot_at(at)
     if state.excavated[slot]:
         return Refusal("already_excavated", "The Terrascope looks under face-down tiles only.")

@@ -35,14 +35,6 @@ def step_refusal(state: State, seat: int, a: Cell, b: Cell) -> Refusal | None:
     return Refusal("not_adjacent", f"{list(b)} is neither a neighbour of {list(a)} nor an open tunnel hop away.")
 
 
-def _destination_refusal(state: State, to: Cell) -> Refusal | None:
-    if not on_board(to):
-        return Refusal("off_board", f"Cell {list(to)} is off the 5x5 board.")
-    if to == state.storm:
-        return Refusal("target_is_storm", f"Cell {list(to)} is the storm; no tile lies there.")
-    return None
-
-
 def _passenger_refusal(state: State, mover: int, carry: int | None) -> Refusal | None:
     if carry is None:
         return None
@@ -62,7 +54,7 @@ def _relocate(state: State, seats: list[int], to: Cell) -> None:
 def move(state: State, ev: Event) -> Refusal | None:
     """``move {to, carry?}``: one step, or a tunnel hop; the Climber may bring a passenger."""
     seat, to, carry = ev.actor, ev["to"], ev.get("carry")
-    if (r := _destination_refusal(state, to)) is not None:
+    if (r := state.cell_refusal(to)) is not None:
         return r
     here = state.cell_of_seat(seat)
     if to == here:
@@ -106,7 +98,7 @@ def navigate(state: State, ev: Event) -> Refusal | None:
     target, to, path, carry = ev["target"], ev["to"], ev.get("path"), ev.get("carry")
     if target == ev.actor:
         return Refusal("self_target", "The Navigator moves other pawns, not itself.")
-    if (r := _destination_refusal(state, to)) is not None:
+    if (r := state.cell_refusal(to)) is not None:
         return r
     if to == state.cell_of_seat(target):
         return Refusal("no_move", "The target is already on that tile.")
@@ -139,7 +131,7 @@ def jet_pack(state: State, ev: Event) -> Refusal | None:
     seat, to, carry = ev.actor, ev["to"], ev.get("carry")
     if state.buried(seat) and not state.cfg.rulings["jet_pack_while_buried"]:
         return Refusal("buried", "A buried holder may not use the Jet Pack under this ruling.")
-    if (r := _destination_refusal(state, to)) is not None:
+    if (r := state.cell_refusal(to)) is not None:
         return r
     if to == state.cell_of_seat(seat):
         return Refusal("no_move", "A Jet Pack must land on another tile.")

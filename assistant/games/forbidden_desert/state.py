@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..base import Refusal
 from .components import (ADVENTURERS, ALL_CELLS, DIAGONAL, KIND_OF_TILE, LADDER, ORTHOGONAL,
                          SAND_TOTAL, START_ACTIONS, Cell, on_board)
 
@@ -179,6 +180,14 @@ class State:
             return self.ident.index(tile_id)
         except ValueError:
             return None
+
+    def cell_refusal(self, cell: Cell) -> "Refusal | None":
+        """``off_board`` or ``target_is_storm`` for a target cell, else ``None`` (§6.4)."""
+        if not on_board(cell):
+            return Refusal("off_board", f"Cell {list(cell)} is off the 5x5 board.")
+        if cell == self.storm:
+            return Refusal("target_is_storm", f"Cell {list(cell)} is the storm; no tile lies there.")
+        return None
 
     def tile_cells(self) -> list[tuple[Cell, int]]:
         """Every (cell, slot) pair of the board in row-major order, the storm left out."""
