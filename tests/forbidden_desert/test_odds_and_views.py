@@ -138,3 +138,50 @@ def test_replaying_the_bundled_sample_is_legal():
     path = Path(__file__).resolve().parents[2] / "examples" / "forbidden-desert" / "sample-game.jsonl"
     report = check_record(parse_record(path.read_text()))
     assert report.status == 0 and report.summary["events"] == len(report.verdicts)
+
+
+def _layout_b_with_water(faces):
+    layout = [row[:] for row in LAYOUT_B]
+    (layout[0][4], layout[1][4], layout[3][0]) = faces
+    return layout
+
+
+LAYOUT_B = [
+    ["gear_1", "tunnel_1", "clue_propeller_column", "gear_2", "well_1"],
+    ["clue_engine_row", "crash_site", "gear_3", "tunnel_2", "mirage"],
+    ["clue_propeller_row", "gear_4", None, "gear_5", "clue_engine_column"],
+    ["well_2", "launch_pad", "tunnel_3", "clue_solar_crystal_row", "gear_6"],
+    ["clue_solar_crystal_column", "gear_7", "clue_navigation_deck_row", "gear_8", "clue_navigation_deck_column"],
+]
+
+
+def _views_after_excavating_1_4(faces, scope=None):
+    from assistant.games.forbidden_desert.setup import new_state
+    setup = {"players": ["archeologist", "explorer"], "difficulty": "normal", "first_player": 0,
+             "layout": _layout_b_with_water(faces), "position": {"sand": [], "pawns": [[1, 4], [1, 4]],
+                                                                  "hands": [["terrascope"], []]}}
+    state = new_state(setup, {})
+    if scope:
+        state = rules.apply(state, Event.make(0, "play_equipment", card="terrascope", at=(0, 4), sees=scope))
+        assert state
+    state = rules.apply(state, Event.make(0, "excavate", reveals="well"))
+    assert state
+    return [json.dumps(view(state, seat)) for seat in (None, 1)]
+
+
+def test_tile_numbers_in_views_do_not_reveal_other_faces():
+    """Regression: the number of an excavated well once told which face-down water tile was the mirage."""
+    assert _views_after_excavating_1_4(["well", "well", "mirage"]) == \
+        _views_after_excavating_1_4(["mirage", "well", "well"])
+    back = ["water_back", "water_back", "water_back"]
+    assert _views_after_excavating_1_4(back, scope="well") == _views_after_excavating_1_4(back, scope="mirage")
+
+
+def test_terrascope_without_sees_shows_the_known_face_to_its_holder():
+    from assistant.games.forbidden_desert.setup import new_state
+    setup = {"players": ["archeologist", "explorer"], "difficulty": "normal", "first_player": 0,
+             "layout": LAYOUT_B, "position": {"hands": [["terrascope"], []]}}
+    state = rules.apply(new_state(setup, {}), Event.make(0, "play_equipment", card="terrascope", at=(3, 1)))
+    assert view(state, 0)["tiles"][3][1] == "launch_pad"
+    assert view(state, 0)["face_odds"]["launch_pad"][3][1] == 1.0
+    assert view(state, 1)["tiles"][3][1] == "dune_back" and view(state, None)["tiles"][3][1] == "dune_back"

@@ -56,9 +56,9 @@ def _terrascope(state: State, seat: int, at: tuple[int, int], sees: str | None) 
     slot = state.slot_at(at)
     if state.excavated[slot]:
         return Refusal("already_excavated", "The Terrascope looks under face-down tiles only.")
-    if sees is not None:
-        if (r := reveal(state, slot, sees)) is not None:
-            return r
+    if sees is not None and (r := reveal(state, slot, sees)) is not None:
+        return r
+    if state.ident[slot] is not None:     # the holder now knows this face (§5.1)
         state.scoped = state.scoped[:seat] + [state.scoped[seat] | {slot}] + state.scoped[seat + 1:]
     return None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .components import SIZE
+from .components import SIZE, face_of
 from .odds import storm_loss
 from .state import State
 from .tiles import p_face, table_knowledge
@@ -99,14 +99,17 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     Returns
     -------
     dict
-        The summary fields with ``tiles`` as that observer sees them, plus ``players``,
+        The summary fields with ``tiles`` as that observer sees them (faces such as ``well``,
+        ``gear``, ``clue_engine_row`` for known tiles, back classes for the rest), plus ``players``,
         ``difficulty``, ``draw_count``, ``skull``, ``storm_discard``, ``storm_pile``
         (size and the peeked cards, top first, ``None`` for unseen), ``shields``,
         ``face_odds`` and, for a seat, ``seat`` and ``adventurer``.
     """
     knows = table_knowledge(state, seat)
     out = summary(state)
-    out["tiles"] = _tiles(state, knows)
+    # Faces, not numbered ids: the number of an excavated well_2 or gear_5 depends on the order
+    # the engine learned other faces (layout, other seats' Terrascopes), which is hidden.
+    out["tiles"] = _tiles(state, lambda slot: face_of(knows(slot)) if knows(slot) else None)
     out.update({
         "players": list(state.cfg.players),
         "difficulty": state.cfg.difficulty,
