@@ -125,13 +125,10 @@ def parse_event(obj: Mapping[str, Any], storm_tracker_card: bool = False) -> Eve
         raise MalformedError("actor", f"a {kind} event is made by a seat index, got {actor!r}")
     params = _params(obj, spec)
     if kind == "play_equipment":
-        card = params["card"]
-        if card == STORM_TRACKER and not storm_tracker_card:
-            raise MalformedError("card", "storm_tracker exists only with the storm_tracker_card ruling")
-        spec = {**spec, **CARD_PARAMS.get(card, {})}
+        spec = {**spec, **CARD_PARAMS.get(params["card"], {})}
         params = _params(obj, spec)
-    for key in ("card", "draws"):
-        if params.get(key) == STORM_TRACKER and not storm_tracker_card and kind != "draw_storm":
+    for key in ("card", "draws"):            # pass_equipment's card, excavate's draws
+        if params.get(key) == STORM_TRACKER and not storm_tracker_card:
             raise MalformedError(key, "storm_tracker exists only with the storm_tracker_card ruling")
     extra = {k: v for k, v in obj.items() if k not in spec and k not in ("actor", "type")}
     return Event.make(actor, kind, extra=extra, **params)

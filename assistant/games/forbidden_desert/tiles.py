@@ -72,8 +72,8 @@ def p_face(state: State, slot: int, face: str, knows: Knowledge | None = None) -
     -------
     fractions.Fraction
         1 or 0 when the observer knows the face; otherwise the pool's share (§5.1 ``p_face``).
-
-    >>> # At the start every dune is the launch pad with probability 1/20 (rules E15).
+        At the start every dune is the launch pad with probability 1/20 and every water
+        tile a well with probability 2/3 (rules §7 E15).
     """
     knows = knows or table_knowledge(state)
     tile = knows(slot)
