@@ -16,6 +16,8 @@ __all__ = ["Event", "Game", "MalformedError", "Refusal", "get_game", "game_ids"]
 #: Record id -> module that defines ``GAME``, an instance of :class:`Game`.
 _MODULES: dict[str, str] = {
     "forbidden-desert": "assistant.games.forbidden_desert",
+    "discovery-island": "assistant.games.discovery_island",
+    "scout-pennant": "assistant.games.scout_pennant",
 }
 _LOADED: dict[str, Game] = {}
 
