@@ -55,7 +55,7 @@ def _load_json(number: int, line: str) -> Any:
         raise MalformedError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})", number)
 
 
-def parse_header(obj: Any, line: int) -> tuple[Game, Any]:
+def parse_header(obj: Any, line: int, base_dir: Path | None = None) -> tuple[Game, Any]:
     """Validate a header object and build the game's starting state.
 
     Parameters
@@ -64,6 +64,8 @@ def parse_header(obj: Any, line: int) -> tuple[Game, Any]:
         The decoded JSON of the header line.
     line : int
         Its 1-based line number, used in error messages.
+    base_dir : Path, optional
+        Folder that relative paths in the set-up are resolved against.
 
     Returns
     -------
@@ -93,19 +95,21 @@ def parse_header(obj: Any, line: int) -> tuple[Game, Any]:
     if not isinstance(rulings, dict):
         raise MalformedError("rulings", "not a JSON object", line)
     try:
-        state = game.new_state(setup, rulings)
+        state = game.new_state(setup, rulings, base_dir=base_dir)
     except MalformedError as exc:
         raise exc.at_line(line)
     return game, state
 
 
-def parse_record(text: str) -> Record:
+def parse_record(text: str, base_dir: Path | None = None) -> Record:
     """Parse and validate a whole record.
 
     Parameters
     ----------
     text : str
         The file's content (UTF-8 decoded).
+    base_dir : Path, optional
+        The record's folder, for relative paths in the set-up (default: the current one).
 
     Returns
     -------
@@ -121,7 +125,7 @@ def parse_record(text: str) -> Record:
         raise MalformedError("(header)", "the record is empty", 1)
     number, first = lines[0]
     header = _load_json(number, first)
-    game, start = parse_header(header, number)
+    game, start = parse_header(header, number, base_dir)
     events = []
     for number, line in lines[1:]:
         obj = _load_json(number, line)
@@ -153,7 +157,7 @@ def read_record(path: str | Path) -> Record:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise MalformedError("(encoding)", "the file is not UTF-8", line)
-    return parse_record(text)
+    return parse_record(text, base_dir=Path(path).resolve().parent)
 
 
 def header_line(game_id: str, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = None) -> str:

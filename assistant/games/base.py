@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 
@@ -45,7 +46,7 @@ class MalformedError(ValueError):
 
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line is not None else ""
-        return f"{where}field {self.field!r}: {self.reason}"
+        return f"{where}{self.field}: {self.reason}"
 
     def at_line(self, line: int) -> "MalformedError":
         """Return a copy of this error tied to a 1-based line number of a record file."""
@@ -146,8 +147,13 @@ class Game(ABC):
     title: str = ""
 
     @abstractmethod
-    def new_state(self, setup: Mapping[str, Any], rulings: Mapping[str, Any]) -> Any:
+    def new_state(self, setup: Mapping[str, Any], rulings: Mapping[str, Any],
+                  base_dir: Path | None = None) -> Any:
         """Build the starting state from a header's ``setup`` and ``rulings``.
+
+        ``base_dir`` is the folder of the record file, against which relative paths in the
+        set-up (a Discovery Island ``map.csv``, say) are resolved; ``None`` means the
+        current directory.
 
         Raises
         ------

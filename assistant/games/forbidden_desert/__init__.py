@@ -12,6 +12,7 @@ Rules: ``shared/rules/forbidden-desert.md``. Module map:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Mapping
 
 from ..base import Event, Game, Refusal
@@ -25,7 +26,8 @@ class ForbiddenDesert(Game):
     id = "forbidden-desert"
     title = "Forbidden Desert"
 
-    def new_state(self, setup_obj: Mapping[str, Any], rulings: Mapping[str, Any]) -> State:
+    def new_state(self, setup_obj: Mapping[str, Any], rulings: Mapping[str, Any],
+                  base_dir: Path | None = None) -> State:
         return setup.new_state(setup_obj, rulings)
 
     def parse_event(self, obj: Mapping[str, Any], state: State | None = None) -> Event:
