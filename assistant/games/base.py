@@ -99,8 +99,18 @@ class Event:
     @classmethod
     def make(cls, actor: int | str, type: str, extra: Mapping[str, Any] | None = None,
              **params: Any) -> "Event":
-        """Build an event from keyword parameters; ``None`` values are dropped."""
-        items = tuple(sorted((k, v) for k, v in params.items() if v is not None))
+        """Build an event from keyword parameters; ``None`` values (absent options) are dropped."""
+        return cls.from_params(actor, type, {k: v for k, v in params.items() if v is not None}, extra)
+
+    @classmethod
+    def from_params(cls, actor: int | str, type: str, params: Mapping[str, Any],
+                    extra: Mapping[str, Any] | None = None) -> "Event":
+        """Build an event keeping every parameter as given, ``None`` (JSON ``null``) included.
+
+        Lists become tuples and objects become :class:`FrozenDict`, so the event is hashable
+        and :meth:`to_json` gives the same JSON back.
+        """
+        items = tuple(sorted((k, freeze(v)) for k, v in params.items()))
         ext = tuple(sorted((extra or {}).items(), key=lambda kv: kv[0]))
         return cls(actor, type, items, ext)
 
@@ -130,12 +140,49 @@ class Event:
         return f"Event.from_json({json.dumps(self.to_json())})"
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
+class FrozenDict(tuple):
+    """A JSON object inside an event: a sorted tuple of (key, value) pairs, hashable.
+
+    >>> d = freeze({"terrain": "open", "points": 2})
+    >>> d["points"], thaw(d)
+    (2, {'points': 2, 'terrain': 'open'})
+    """
+
+    def __getitem__(self, key):  # type: ignore[override]
+        if isinstance(key, str):
+            for k, v in tuple.__iter__(self):
+                if k == key:
+                    return v
+            raise KeyError(key)
+        return tuple.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default``."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+def freeze(value: Any) -> Any:
+    """JSON value -> hashable: lists to tuples, objects to :class:`FrozenDict`, recursively."""
+    if isinstance(value, dict):
+        return FrozenDict(sorted((k, freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)) and not isinstance(value, FrozenDict):
+        return tuple(freeze(v) for v in value)
     return value
+
+
+def thaw(value: Any) -> Any:
+    """The inverse of :func:`freeze`: tuples to lists, :class:`FrozenDict` to dicts."""
+    if isinstance(value, FrozenDict):
+        return {k: thaw(v) for k, v in tuple.__iter__(value)}
+    if isinstance(value, (tuple, list)):
+        return [thaw(v) for v in value]
+    return value
+
+
+_jsonable = thaw
 
 
 class Game(ABC):
