@@ -14,7 +14,7 @@ from .. import fields as F
 from ..base import MalformedError
 from .data import EQUIPMENT_BUDGET, TERRAINS, DataError, load_bundle
 from .geometry import DIRECTION_NAMES, step, to_axial
-from .island import CHECKPOINT_LABELS, SYMBOLS, load_map
+from .island import CHECKPOINT_LABELS, SYMBOLS, Island, load_map
 from .knowledge import start_set
 from .state import CardState, Config, State
 
@@ -89,8 +89,12 @@ def _key(clue: Mapping[str, Any]) -> tuple:
     return tuple(sorted(clue.items()))
 
 
-def new_state(setup: Mapping[str, Any], given_rulings: Mapping[str, Any], base_dir: Path | None = None) -> State:
+def new_state(setup: Mapping[str, Any], given_rulings: Mapping[str, Any], base_dir: Path | None = None,
+              island: Island | None = None) -> State:
     """The state before the first march.
+
+    ``island``, when given, is the already loaded map that ``setup.map`` names (simulations
+    of generated islands use it instead of writing the map to a file).
 
     Raises
     ------
@@ -105,7 +109,7 @@ def new_state(setup: Mapping[str, Any], given_rulings: Mapping[str, Any], base_d
         if key not in setup:
             raise MalformedError(f"setup.{key}", "required field is missing")
     try:
-        island = load_map(F.string(setup["map"], "setup.map"), base_dir)
+        island = island or load_map(F.string(setup["map"], "setup.map"), base_dir)
     except DataError as exc:
         raise _code("setup.map", "map_invalid", str(exc))
     data = F.string(setup.get("data", "default"), "setup.data")
@@ -190,3 +194,28 @@ def _checkometer(value: Any, island, directed: bool) -> tuple[bool, str | None, 
                     f"not the six neighbour terrains, the symbol and the empty card of {treasure}")
     return True, treasure, deal
 
+
+
+def deal_checkometer(island, rng, directed: bool = False) -> dict[str, Any]:
+    """A digital checkometer dealt in secret (§5.1 step 4), as the header's ``checkometer`` object.
+
+    Parameters
+    ----------
+    island : Island
+    rng : random.Random
+        The source of the secret: a uniform treasure among the map's caches, then a shuffle of
+        the six neighbour terrains, the symbol and the empty card over A1..A6, B1, B2.
+    directed : bool
+        The ``neighbour_clue_direction`` ruling: terrain clues also name their direction.
+    """
+    treasure = rng.choice(sorted(island.caches()))
+    h = island.labels[treasure]
+    items: list[dict[str, Any]] = []
+    for d in DIRECTION_NAMES:
+        clue = {"type": "terrain", "terrain": island.terrain(step(h, d))}
+        if directed:
+            clue["dir"] = d
+        items.append(clue)
+    items += [{"type": "symbol", "symbol": island.info(h).feature}, {"type": "empty"}]
+    rng.shuffle(items)
+    return {"kind": "digital", "treasure": treasure, "checkpoints": dict(zip(CHECKPOINT_LABELS, items))}
