@@ -9,7 +9,7 @@ from typing import Sequence
 
 from . import __version__
 from .check import EXIT_MALFORMED, check_record
-from .games import MalformedError
+from .games import MalformedError, game_ids, get_game
 from .records import read_record
 
 
@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, default=5.0, help="time budget of the throughput run (s)")
     bench.add_argument("--seed", type=int, default=1, help="seed of the random games")
     bench.set_defaults(func=_cmd_bench)
+    for game_id in game_ids():
+        get_game(game_id).add_commands(sub)
     return parser
 
 

@@ -238,6 +238,13 @@ class Game(ABC):
     def view(self, state: Any, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know (its private observation); ``None`` is the public table."""
 
+    def add_commands(self, subparsers: Any) -> None:
+        """Optionally register game-specific subcommands on the ``assistant`` command line.
+
+        ``subparsers`` is the ``argparse`` sub-parser collection; each command sets ``func``
+        to a callable taking the parsed arguments and returning an exit status.
+        """
+
     def result(self, state: Any) -> str:
         """``"ongoing"``, ``"won"`` or ``"lost:<why>"``."""
         return self.summary(state)["result"]

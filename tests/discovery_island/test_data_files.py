@@ -141,3 +141,23 @@ def test_generated_islands_are_valid_and_reproducible(land, seed):
 def test_generator_refuses_tiny_islands():
     with pytest.raises(ValueError):
         generate_island(30)
+
+
+def test_island_commands(tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "PYTHONPATH": str(DEFAULT.parents[4])}
+    out = tmp_path / "big.csv"
+    run = subprocess.run([sys.executable, "-m", "assistant", "island", "generate", "--land", "500", "--seed", "9",
+                          "-o", str(out)], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    ok = subprocess.run([sys.executable, "-m", "assistant", "island", "validate", "--map", str(out), "--data", "default"],
+                        capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and "500 land" in ok.stdout
+    bad = tmp_path / "bad.csv"
+    bad.write_text(out.read_text().replace(",sea,", ",lava,", 1))
+    fail = subprocess.run([sys.executable, "-m", "assistant", "island", "validate", "--map", str(bad)],
+                          capture_output=True, text=True, env=env)
+    assert fail.returncode == 2 and fail.stdout == ""
+    assert "map_invalid" in fail.stderr and "field terrain" in fail.stderr and "M1" in fail.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..base import Event, Game, Refusal
-from . import events, legal, rules, setup, views
+from . import commands, events, legal, rules, setup, views
 from .state import State
 
 
@@ -46,6 +46,9 @@ class DiscoveryIsland(Game):
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return views.view(state, seat)
+
+    def add_commands(self, subparsers: Any) -> None:
+        commands.add_commands(subparsers)
 
 
 GAME = DiscoveryIsland()
