@@ -18,7 +18,6 @@ well-formed but *illegal* event is refused with a :class:`Refusal`.
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +86,8 @@ class Event:
     >>> ev = Event.make(0, "move", to=(1, 2))
     >>> ev.to_json()
     {'actor': 0, 'type': 'move', 'to': [1, 2]}
+    >>> ev
+    Event.make(0, 'move', to=(1, 2))
     >>> ev["to"], ev.get("carry")
     ((1, 2), None)
     """
@@ -137,7 +138,8 @@ class Event:
         return out
 
     def __repr__(self) -> str:
-        return f"Event.from_json({json.dumps(self.to_json())})"
+        args = "".join(f", {k}={v!r}" for k, v in self.params)
+        return f"Event.make({self.actor!r}, {self.type!r}{args})"
 
 
 class FrozenDict(tuple):
@@ -162,6 +164,9 @@ class FrozenDict(tuple):
             return self[key]
         except KeyError:
             return default
+
+    def __repr__(self) -> str:
+        return f"freeze({thaw(self)!r})"
 
 
 def freeze(value: Any) -> Any:

@@ -22,6 +22,10 @@ def integer(value: Any, field: str, low: int | None = None, high: int | None = N
     if not is_int(value):
         raise MalformedError(field, f"must be an integer, got {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
+        if high is None:
+            raise MalformedError(field, f"must be at least {low}, got {value}")
+        if low is None:
+            raise MalformedError(field, f"must be at most {high}, got {value}")
         raise MalformedError(field, f"must be between {low} and {high}, got {value}")
     return value
 
