@@ -9,31 +9,16 @@ now and then, so games end when someone opens the treasure cache or after ``max_
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Any
 
 from ..base import Event
+from ..simulation import RandomGame, play_out
 from . import rules, setup
 from .data import EQUIPMENT_BUDGET, load_bundle
 from .geometry import DIRECTION_NAMES, step, to_offset
 from .island import Island, load_map
 from .knowledge import relocation_targets
 from .state import State
-
-
-@dataclass
-class RandomGame:
-    """A generated game: header parts, events and the state after each event (``states[0]`` = start)."""
-
-    setup: dict[str, Any]
-    rulings: dict[str, Any]
-    events: list[Event]
-    states: list[State]
-
-    @property
-    def final(self) -> State:
-        """The state after the last event."""
-        return self.states[-1]
 
 
 def random_setup(rng: random.Random, island: Island, map_ref: str = "example") -> dict[str, Any]:
@@ -115,15 +100,6 @@ def random_game(seed: int, island: Island | None = None, map_ref: str = "example
     island = island or load_map("example")
     setup_obj = random_setup(rng, island, map_ref)
     rulings = dict(rulings or {})
-    state = setup.new_state(setup_obj, rulings, island=island)
-    game = RandomGame(setup_obj, rulings, [], [state])
-    while state.result == "ongoing" and len(game.events) < max_events:
-        ev = choose(rng, state)
-        nxt = rules.apply(state, ev)
-        if not nxt:
-            raise AssertionError(f"random play chose an illegal event {ev!r}: {nxt.message}")
-        game.events.append(ev)
-        game.states.append(nxt)
-        state = nxt
-    return game
+    return play_out(setup_obj, rulings, setup.new_state(setup_obj, rulings, island=island), lambda s: choose(rng, s),
+                    rules.apply, lambda s: s.result != "ongoing", max_events)
 

@@ -10,38 +10,14 @@ from what the digital game drew.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Any
 
 from ..base import Event
+from ..simulation import RandomGame, play_out
 from . import legal, rules, setup
 from .components import (ADVENTURERS, EQUIPMENT_COUNTS, SIZE, START_STORM, START_TICK, STORM_COUNTS,
                          TILE_IDS, back_of)
 from .state import State
-
-
-@dataclass
-class RandomGame:
-    """A generated game: its header parts, its events and the state after each event.
-
-    Attributes
-    ----------
-    setup, rulings : dict
-        The header's objects (digital decks, named layout).
-    events : list of Event
-    states : list of State
-        ``states[0]`` is the start; ``states[i + 1]`` follows ``events[i]``.
-    """
-
-    setup: dict[str, Any]
-    rulings: dict[str, Any]
-    events: list[Event]
-    states: list[State]
-
-    @property
-    def final(self) -> State:
-        """The state after the last event."""
-        return self.states[-1]
 
 
 def random_setup(rng: random.Random, n_players: int | None = None, difficulty: str | None = None) -> dict[str, Any]:
@@ -125,17 +101,8 @@ def random_game(seed: int, n_players: int | None = None, difficulty: str | None 
     rng = random.Random(seed)
     setup_obj = random_setup(rng, n_players, difficulty)
     rulings = dict(rulings or {})
-    state = setup.new_state(setup_obj, rulings)
-    game = RandomGame(setup_obj, rulings, [], [state])
-    while state.result == "ongoing" and len(game.events) < max_events:
-        ev = _choose(rng, state, free_rate)
-        nxt = rules.apply(state, ev)
-        if not nxt:
-            raise AssertionError(f"random play chose an illegal event {ev!r}: {nxt.message}")
-        game.events.append(ev)
-        game.states.append(nxt)
-        state = nxt
-    return game
+    return play_out(setup_obj, rulings, setup.new_state(setup_obj, rulings), lambda s: _choose(rng, s, free_rate),
+                    rules.apply, lambda s: s.result != "ongoing", max_events)
 
 
 def to_physical(game: RandomGame) -> tuple[dict[str, Any], list[Event]]:

@@ -10,10 +10,10 @@ rolls are drawn as the game goes.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..base import Event
+from ..simulation import RandomGame, play_out
 from . import build as B
 from . import legal, rules, setup
 from .events import build as build_event
@@ -23,30 +23,6 @@ from .state import BUILD, CLEARING, FIRE, FOREST, TAKE, State
 COLOURS = ("red", "blue", "green", "yellow", "purple", "orange")
 #: how much more likely the random player picks each move kind than a build
 KIND_WEIGHTS = {TAKE: 8.0, FIRE: 4.0, "enter": 2.0, BUILD: 1.0}
-
-
-@dataclass
-class RandomGame:
-    """A generated game: its header parts (§5.1), its events (§5.2) and the state after each event.
-
-    Attributes
-    ----------
-    setup, rulings : dict
-        The header's objects.
-    events : list of Event
-    states : list of State
-        ``states[0]`` is the start; ``states[i + 1]`` follows ``events[i]``.
-    """
-
-    setup: dict[str, Any]
-    rulings: dict[str, Any]
-    events: list[Event] = field(default_factory=list)
-    states: list[State] = field(default_factory=list)
-
-    @property
-    def final(self) -> State:
-        """The state after the last event (§5.4 summary source)."""
-        return self.states[-1]
 
 
 def random_setup(rng: random.Random, n_players: int | None = None, radius: int | None = None,
@@ -144,17 +120,8 @@ def random_game(seed: int, n_players: int | None = None, radius: int | None = No
     rng = random.Random(seed)
     setup_obj = random_setup(rng, n_players, radius, variant, max_events)
     rulings = dict(rulings or {})
-    state = setup.new_state(setup_obj, rulings)
-    game = RandomGame(setup_obj, rulings, [], [state])
-    while not state.game_over and len(game.events) < max_events:
-        ev = choose(rng, state)
-        nxt = rules.apply(state, ev)
-        if not nxt:
-            raise AssertionError(f"random play chose an illegal event {ev!r}: {nxt.message}")
-        game.events.append(ev)
-        game.states.append(nxt)
-        state = nxt
-    return game
+    return play_out(setup_obj, rulings, setup.new_state(setup_obj, rulings), lambda s: choose(rng, s),
+                    rules.apply, lambda s: s.game_over, max_events)
 
 
 def full_board(seed: int, radius: int = 4, n_players: int = 4, pawns: int = 4,
