@@ -65,7 +65,7 @@ def csv_rows(text: str, header: tuple[str, ...], source: str, code: str) -> Iter
             continue
         values = next(csv.reader(io.StringIO(raw)))
         if not seen_header:
-            if tuple(v.strip() for v in values) != header:
+            if tuple(values) != header:
                 raise DataError(code, source, number, None, f"the header must be {','.join(header)}")
             seen_header = True
             continue
@@ -247,8 +247,13 @@ def load_bundle(where: str | Path, checkpoint_cost: int = 4, cache_cost: int = 4
 
     events = read_events(read("events.csv"))
     cards = read_equipment(read("equipment.csv"), events)
-    tiles = read_tiles(read("tiles.csv"), events, checkpoint_cost, cache_cost)
-    return Bundle(events, cards, tiles)
+    if where != "default":
+        return Bundle(events, cards, read_tiles(read("tiles.csv"), events, checkpoint_cost, cache_cost))
+    # The default marker tiles are ours and show the entry cost in effect, so the cost
+    # rulings stay usable with the default bundle (T5 is checked against the printed 4).
+    tiles = read_tiles(read("tiles.csv"), events)
+    cost = {"checkpoint": checkpoint_cost, "cache": cache_cost}
+    return Bundle(events, cards, {(t, cost.get(m, p), m): n for (t, p, m), n in tiles.items()})
 
 
 def tile_counts(bundle: Bundle) -> Counter:

@@ -96,7 +96,7 @@ def parse_event(obj: Mapping[str, Any], rulings: Mapping[str, Any]) -> Event:
         if "terrain" not in obj:
             raise MalformedError("terrain", "required: the start tile laid at the new hex (lost_reveals_terrain)")
         params["terrain"] = F.string(obj["terrain"], "terrain")
-    defined = set(spec) | {"clue", "terrain", "actor", "type"}
+    defined = set(spec) | {"actor", "type"} | {"learn_clue": {"clue"}, "relocate": {"terrain"}}.get(kind, set())
     extra = {k: v for k, v in obj.items() if k not in defined}
     return Event.from_params(obj["actor"], kind, params, extra)
 

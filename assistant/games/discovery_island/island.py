@@ -108,7 +108,7 @@ def read_map(text: str, source: str = "map.csv") -> Island:
     DataError
         ``map_invalid`` with the line, the field and the rule broken.
     """
-    fragment = text.lstrip().startswith("# fragment")
+    fragment = text.split("\n", 1)[0].rstrip() == "# fragment"
     cells: dict[tuple[int, int], HexInfo] = {}
     lines: dict[tuple[int, int], int] = {}
     labels: dict[str, tuple[int, int]] = {}

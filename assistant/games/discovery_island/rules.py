@@ -137,8 +137,7 @@ def _learn_clue(state: State, ev: Event) -> Refusal | None:
     if not reread:
         state.taken[label] = p
         state.clues[p] = {**state.clues[p], label: clue}
-    if state.rule("label_revealed") == "on_payment":
-        _observe(state, p, ("label", label))
+    _observe(state, p, ("label", label))   # the walker pulled slider `label`: it knows where it is
     _add(state, state.rule("clue_cost"))
     return None
 
@@ -155,6 +154,7 @@ def _open_cache(state: State, ev: Event) -> Refusal | None:
         truth = "holds the treasure" if label == state.cfg.treasure else "is empty"
         return Refusal("cache_result_mismatch", f"The checkometer says cache {label} {truth}.")
     state.begun = True
+    _observe(state, p, ("label", label))   # as for a clue: opening needs the label
     state.sums[p] += state.rule("cache_open_cost")
     if found:
         state.result, state.winner = "won", p

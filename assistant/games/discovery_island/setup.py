@@ -123,12 +123,7 @@ def new_state(setup: Mapping[str, Any], given_rulings: Mapping[str, Any], base_d
     landing = _landing(setup["landing"], island, rulings)
     digital, treasure, deal = _checkometer(setup["checkometer"], island, rulings["neighbour_clue_direction"])
     first = F.integer(setup["first_player"], "setup.first_player", 0, 1)
-    landing_points = None
-    if rulings["first_tile_points_count"]:
-        if "landing_points" not in setup:
-            raise MalformedError("setup.landing_points", "required with the first_tile_points_count ruling")
-        pts = F.array(setup["landing_points"], "setup.landing_points", 2)
-        landing_points = tuple(F.integer(p, f"setup.landing_points[{i}]", 0) for i, p in enumerate(pts))
+    landing_points = _landing_points(setup, rulings, island, bundle, landing)
     cfg = Config(island, bundle, rulings, equipment, landing, digital, treasure, deal, first, landing_points)
     cards = [{name: CardState(bundle.cards[name].terrain_uses, bundle.cards[name].march_uses) for name in chosen}
              for chosen in equipment]
@@ -175,6 +170,25 @@ def _landing(value: Any, island, rulings) -> tuple:
     return hexes[0], hexes[1]
 
 
+def _landing_points(setup, rulings, island, bundle, landing) -> tuple[int, int] | None:
+    """``landing_points`` (only with ``first_tile_points_count``): a tile of the landing terrain."""
+    if not rulings["first_tile_points_count"]:
+        if "landing_points" in setup:
+            raise MalformedError("setup.landing_points", "given only with the first_tile_points_count ruling")
+        return None
+    if "landing_points" not in setup:
+        raise MalformedError("setup.landing_points", "required with the first_tile_points_count ruling")
+    out = []
+    for p, value in enumerate(F.array(setup["landing_points"], "setup.landing_points", 2)):
+        field = f"setup.landing_points[{p}]"
+        points = F.integer(value, field)
+        terrain = island.terrain(landing[p])
+        if not any(t == terrain and pts == points for (t, pts, _m) in bundle.tiles):
+            raise _code(field, "points_out_of_range", f"no {terrain} tile shows {points} points")
+        out.append(points)
+    return out[0], out[1]
+
+
 def _checkometer(value: Any, island, directed: bool) -> tuple[bool, str | None, dict]:
     spec = F.obj(value, "setup.checkometer")
     kind = spec.get("kind")
@@ -185,10 +199,14 @@ def _checkometer(value: Any, island, directed: bool) -> tuple[bool, str | None, 
     treasure = spec.get("treasure")
     if not isinstance(treasure, str) or treasure not in island.caches():
         raise _code("setup.checkometer.treasure", "bad_checkometer", f"{treasure!r} is not a cache on this map")
-    given = F.obj(spec.get("checkpoints"), "setup.checkometer.checkpoints")
-    if sorted(given) != sorted(CHECKPOINT_LABELS):
-        raise _code("setup.checkometer.checkpoints", "bad_checkometer", "the deal must cover A1..A6, B1, B2")
-    deal = {lab: parse_clue(given[lab], f"setup.checkometer.checkpoints.{lab}", directed) for lab in CHECKPOINT_LABELS}
+    given = spec.get("checkpoints")
+    if not isinstance(given, dict) or sorted(given) != sorted(CHECKPOINT_LABELS):
+        raise _code("setup.checkometer.checkpoints", "bad_checkometer", "the deal must be an object over A1..A6, B1, B2")
+    try:
+        deal = {lab: parse_clue(given[lab], f"setup.checkometer.checkpoints.{lab}", directed)
+                for lab in CHECKPOINT_LABELS}
+    except MalformedError as exc:
+        raise _code(exc.field, "bad_checkometer", exc.reason)
     if Counter(_key(c) for c in deal.values()) != expected_deal(island, treasure, directed):
         raise _code("setup.checkometer.checkpoints", "bad_checkometer",
                     f"not the six neighbour terrains, the symbol and the empty card of {treasure}")

@@ -32,11 +32,17 @@ def summary(state: State) -> dict[str, Any]:
         "events": state.events,
         "marches": list(state.marches),
         "position": [_cell(h) for h in state.pos],
-        "clues": [dict(c) for c in state.clues],
+        "clues": [{**{lab: None for lab, who in state.taken.items() if who == p}, **state.clues[p]} for p in (0, 1)],
         "candidates": [len(c) for c in state.candidates],
         "skips_pending": list(state.skips),
     })
     return out
+
+
+def _claimant_knows(state: State, label: str) -> bool:
+    """Whether the player who took checkpoint ``label`` knows its label (the opponent always
+    does): at once under ``label_revealed = on_entry``, else once it has paid for the clue."""
+    return state.rule("label_revealed") == "on_entry" or label in state.clues[state.taken[label]]
 
 
 def _public(state: State) -> dict[str, Any]:
@@ -51,7 +57,7 @@ def _public(state: State) -> dict[str, Any]:
         "pending": state.pending[0] if state.pending else None,
         "marches": list(state.marches),
         "skips_pending": list(state.skips),
-        "checkpoints_taken": {label: who for label, who in sorted(state.taken.items())},
+        "checkpoints_taken": {label: who for label, who in sorted(state.taken.items()) if _claimant_knows(state, label)},
         "empty_caches": sorted(state.empty_caches),
         "cards_used": [list(u) for u in state.used_cards],
     }
@@ -82,6 +88,8 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     island, rulings = state.cfg.island, state.cfg.rulings
     other = 1 - seat
     out["seat"] = seat
+    out["checkpoints_taken"] = {label: who for label, who in sorted(state.taken.items())
+                                if who == other or _claimant_knows(state, label)}
     out["opponent_position"] = _cell(state.pos[other])
     out["opponent_path"] = [_cell(h) for h in state.paths[other]]
     out["lay_next"] = ({d: island.terrain(step(state.pos[other], d)) for d in DIRECTION_NAMES}
