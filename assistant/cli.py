@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seconds", type=float, default=5.0, help="time budget of the throughput run (s)")
     bench.add_argument("--seed", type=int, default=1, help="seed of the random games")
     bench.set_defaults(func=_cmd_bench)
+    printing = sub.add_parser("print", help="printable mats and calibration boards at true size")
+    print_parsers = printing.add_subparsers(dest="what", required=True)
+    from .vision import commands as vision_commands
+
+    vision_commands.add_commands(sub, print_parsers)
     for game_id in game_ids():
         get_game(game_id).add_commands(sub)
     return parser

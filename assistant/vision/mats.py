@@ -235,6 +235,21 @@ def grid_mat(rows: int, cols: int, width_mm: float = 100.0 * 8, height_mm: float
                      min(pitch_x, pitch_y), "square")
 
 
+def grid_over(layout: MatLayout, rows: int, cols: int) -> MatLayout:
+    """``layout`` with its cells replaced by a ``rows x cols`` grid over its play area (keys
+    ``(row, col)``); the markers, the band and the card place stay."""
+    x0, y0, x1, y1 = layout.play_area_mm
+    pitch_x, pitch_y = (x1 - x0) / cols, (y1 - y0) / rows
+    cells = []
+    for r in range(rows):
+        for c in range(cols):
+            ax, ay = x0 + c * pitch_x, y0 + r * pitch_y
+            cells.append(Cell((r, c), (ax + pitch_x / 2, ay + pitch_y / 2),
+                              ((ax, ay), (ax + pitch_x, ay), (ax + pitch_x, ay + pitch_y), (ax, ay + pitch_y))))
+    return MatLayout(layout.game, layout.size_mm, layout.markers, tuple(cells), layout.play_area_mm,
+                     min(pitch_x, pitch_y), "square", card_place_mm=layout.card_place_mm)
+
+
 MATS = {"forbidden-desert": forbidden_desert_mat, "discovery-island": discovery_island_mat,
         "scout-pennant": scout_pennant_mat}
 

@@ -1,0 +1,97 @@
+"""The idle path: capture -> registration -> rectification -> motion gate, frame by frame.
+
+:class:`BoardWatcher` wires a :class:`~.registration.BoardTracker` to a
+:class:`~.motion.MotionGate` over a small rectified board. It never raises on a bad frame: a
+frame with no board says ``board_not_found``, one with the markers hidden says ``occluded``
+and keeps the last homography, a bump is reported and re-registered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .mats import MatLayout, grid_mat
+from .motion import GateOutput, GateParams, MotionGate
+from .rectify import rectify
+from .registration import BoardTracker, TrackState
+
+SMALL_PX_PER_MM = 1.0
+MANUAL_RING = 0.1       #: ring around a clicked grid watched for arms, as a share of its size
+
+
+@dataclass(frozen=True)
+class WatchOutput:
+    """One frame through the idle path.
+
+    Attributes
+    ----------
+    index, t : int, float
+        Frame number and seconds.
+    track : TrackState
+    gate : GateOutput or None
+        ``None`` while the board has never been found.
+    status : str
+        ``"board_not_found"``, ``"occluded"``, ``"moving"``, ``"settling"``, ``"still"``,
+        ``"starting"``.
+    small : ndarray or None
+        The small rectified board the gate saw ``(h, w, 3) uint8``.
+    """
+
+    index: int
+    t: float
+    track: TrackState
+    gate: GateOutput | None
+    status: str
+    small: np.ndarray | None = None
+
+
+class BoardWatcher:
+    """Registration, rectification and the motion gate for one board.
+
+    Parameters
+    ----------
+    layout : MatLayout
+        A game's mat, or :func:`~.mats.grid_mat` for a bare grid with ``manual_corners``.
+    fps : float
+    manual_corners : (4, 2) array, optional
+        Clicked corners of the play area (no markers needed).
+    search_every : int
+        Marker search period in frames (see :class:`~.registration.BoardTracker`).
+    params : GateParams, optional
+    """
+
+    def __init__(self, layout: MatLayout, fps: float, manual_corners: np.ndarray | None = None,
+                 search_every: int = 10, params: GateParams | None = None, px_per_mm: float = SMALL_PX_PER_MM):
+        self.layout = layout
+        self.tracker = BoardTracker(layout, search_every, manual_corners)
+        if manual_corners is not None:
+            x0, y0, x1, y1 = layout.play_area_mm
+            ring = MANUAL_RING * max(x1 - x0, y1 - y0)
+            self.region = (x0 - ring, y0 - ring, x1 + ring, y1 + ring)
+            margin = ring * 0.8
+        else:
+            self.region = (0.0, 0.0, *layout.size_mm)
+            margin = layout.play_area_mm[0] - 2.0
+        self.px_per_mm = px_per_mm
+        self.gate = MotionGate(layout, px_per_mm, self.region, fps, margin, params)
+        self._last_gate_state = "starting"
+
+    def process(self, image: np.ndarray, index: int, t: float) -> WatchOutput:
+        """Run one frame ``(H, W, 3) uint8`` BGR through the idle path."""
+        track = self.tracker.update(image)
+        if not track.ok:
+            return WatchOutput(index, t, track, None, "board_not_found")
+        small = rectify(image, track.homography, self.layout, self.px_per_mm, self.region)
+        gate = self.gate.update(small, index, t)
+        if gate.state == "settling" and self._last_gate_state == "moving":
+            self.tracker.request()                 # the scene just settled: was the board bumped?
+        self._last_gate_state = gate.state
+        status = "occluded" if track.status == "occluded" and gate.state != "still" else gate.state
+        return WatchOutput(index, t, track, gate, status, small)
+
+
+def manual_grid(rows: int, cols: int) -> MatLayout:
+    """The layout of a bare ``rows x cols`` grid located by four clicked corners (100 mm cells)."""
+    return grid_mat(rows, cols, width_mm=100.0 * cols, height_mm=100.0 * rows)
