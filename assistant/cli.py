@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .vision import commands as vision_commands
 
     vision_commands.add_commands(sub, print_parsers)
+    from .vision.calibration_cli import add_calibrate_command, add_print_command
+
+    add_print_command(print_parsers)      # assistant print charuco [-o PREFIX] [--paper a4|letter] [--dpi N]
+    add_calibrate_command(sub)            # assistant calibrate camera (--images GLOB_OR_DIR | --source S) [-o FILE]
     for game_id in game_ids():
         get_game(game_id).add_commands(sub)
     return parser
