@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+from .calibration_io import Undistorter, load_calibration
 from .mats import MATS, game_of_marker, grid_over, mat_layout
 from .pipeline import BoardWatcher, manual_grid
 from .printing import print_mat
@@ -88,7 +89,14 @@ def _cmd_watch(args: argparse.Namespace) -> int:
                 print(f"no mat's corner markers were found in the first {len(pending)} frames; print one with "
                       "`assistant print mat --game G`, or give the grid's corners with --corners.", file=sys.stderr)
                 return 2
-        watcher = BoardWatcher(layout, source.fps, manual_corners=args.corners)
+        undistort = None
+        if args.calibration:
+            try:
+                undistort = Undistorter.from_calibration(load_calibration(args.calibration))
+            except (OSError, ValueError) as exc:
+                print(f"cannot use the calibration {args.calibration}: {exc}", file=sys.stderr)
+                return 2
+        watcher = BoardWatcher(layout, source.fps, manual_corners=args.corners, undistort=undistort)
         last_status = None
         frames = iter(pending)
         while True:
@@ -145,6 +153,7 @@ def add_commands(subparsers, print_parsers) -> None:
     watch.add_argument("--grid", type=parse_grid, required=True, help="rows x columns, e.g. 5x5")
     watch.add_argument("--corners", type=parse_corners,
                        help="x,y of the grid's top-left, top-right, bottom-right, bottom-left corners (pixels)")
+    watch.add_argument("--calibration", help="camera calibration YAML from `assistant calibrate camera` (undistorts frames)")
     watch.add_argument("--json", action="store_true",
                        help='one JSON line per stable change: {"frame": N, "t": s, "changed": [[row, col], ...]}')
     watch.set_defaults(func=_cmd_watch)

@@ -60,11 +60,17 @@ class BoardWatcher:
     search_every : int
         Marker search period in frames (see :class:`~.registration.BoardTracker`).
     params : GateParams, optional
+    undistort : callable, optional
+        Applied to every frame first, e.g. an :class:`~.calibration_io.Undistorter` built from
+        ``calibration/camera.yaml`` (precomputed maps; cheap lenses bend the image corners by
+        40-50 px, which no homography can fix).
     """
 
     def __init__(self, layout: MatLayout, fps: float, manual_corners: np.ndarray | None = None,
-                 search_every: int = 10, params: GateParams | None = None, px_per_mm: float = SMALL_PX_PER_MM):
+                 search_every: int = 10, params: GateParams | None = None, px_per_mm: float = SMALL_PX_PER_MM,
+                 undistort=None):
         self.layout = layout
+        self.undistort = undistort
         self.tracker = BoardTracker(layout, search_every, manual_corners)
         if manual_corners is not None:
             x0, y0, x1, y1 = layout.play_area_mm
@@ -80,6 +86,8 @@ class BoardWatcher:
 
     def process(self, image: np.ndarray, index: int, t: float) -> WatchOutput:
         """Run one frame ``(H, W, 3) uint8`` BGR through the idle path."""
+        if self.undistort is not None:
+            image = self.undistort(image)
         track = self.tracker.update(image)
         if not track.ok:
             return WatchOutput(index, t, track, None, "board_not_found")
