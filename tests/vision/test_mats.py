@@ -50,7 +50,7 @@ def test_cell_counts_and_neighbours():
     assert fd.card_place_mm and not _inside(fd.play_area_mm, fd.card_place_mm[2:])
     assert len(sp.cells) == 61 and sp.cell((0, 0)).center_mm == pytest.approx(
         ((sp.play_area_mm[0] + sp.play_area_mm[2]) / 2, (sp.play_area_mm[1] + sp.play_area_mm[3]) / 2))
-    # on a radius-4 board each of the 61 hexes has up to 6 neighbours: 3*4*(3*4+1) ... = 156 shared sides
+    # a radius-R hex board has 3 * (3R^2 + R) shared sides: 156 for R = 4
     assert len(sp.edges) == 156
     north = sp.cell((0, -1)).center_mm
     assert north[1] < sp.cell((0, 0)).center_mm[1]            # axial (0,-1) is north, up the mat
