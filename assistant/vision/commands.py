@@ -82,7 +82,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         return 2
     with source:
         if args.corners is not None:
-            layout, pending = manual_grid(*args.grid), []
+            layout, pending = manual_grid(*args.grid, args.corners), []
         else:
             layout, pending = _find_mat(source, args.grid)
             if layout is None:
@@ -106,7 +106,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
             out = watcher.process(frame.image, frame.index, frame.t)
             event = out.gate.event if out.gate else None
             if args.json:
-                if event is not None:
+                if event is not None and event.changed:
                     print(json.dumps(event.to_json()), flush=True)
                 continue
             if out.track.bumped:
@@ -116,9 +116,12 @@ def _cmd_watch(args: argparse.Namespace) -> int:
                 print(f"frame {frame.index} ({frame.t:.2f} s): {out.status.replace('_', ' ')}", flush=True)
             last_status = out.status
             if event is not None:
-                cells = " ".join(f"({r},{c})" for r, c in event.changed)
-                light = " (light changed)" if event.light_change else ""
-                print(f"frame {event.frame} ({event.t:.2f} s): changed {cells}{light}", flush=True)
+                cells = " ".join("(" + ",".join(map(str, k)) + ")" for k in event.changed) or "nothing"
+                notes = [n for n, on in (("light changed", event.light_change), ("after a bump", event.bumped)) if on]
+                if event.unsure:
+                    notes.append("unsure " + " ".join("(" + ",".join(map(str, k)) + ")" for k in event.unsure))
+                extra = f" [{'; '.join(notes)}]" if notes else ""
+                print(f"frame {event.frame} ({event.t:.2f} s): changed {cells}{extra}", flush=True)
         if not args.json and source.stopped:
             print(source.stopped)
     return 0

@@ -1,19 +1,22 @@
 """The motion gate: from rectified frames to stable changes of the board.
 
 The gate waits while anything moves over the board (hands, arms, a bump), then, once the
-board has been still for a short window, compares every cell with the last committed still
-picture and reports the cells that changed. Three guards keep false changes out:
+board has been still for a short window, compares it with the last committed still picture
+and reports the cells that changed.
 
-- **light**: per-cell brightness ratios are fitted with a smooth gain field (a plane in log
-  brightness, refitted without outliers), so a lamp switched on, a cloud or a warmer white
-  balance changes no cell (field report F3); such a frame is reported as a light change;
-- **arms at rest**: the band around the play area must hold nothing new (the mat's margin, or
-  a ring around a manually clicked grid): an arm lying across it keeps the gate waiting (F9);
-- **flicker**: frame-to-frame motion is measured on brightness-normalised, slightly blurred
-  images, so exposure steps and sensor noise do not count as motion.
+The comparison works on a grid of small blocks (5 mm). For each colour channel it fits the
+*local light* as a gain and an offset over a neighbourhood about two cells wide (a local
+linear model) and keeps what the light does not explain. A lamp switched on, a
+warmer white balance, a cloud or a hotspot change whole neighbourhoods smoothly and leave no
+residual (field report F3); a piece laid, lifted or turned over changes its own blocks only.
+Changed blocks must form blobs (an opening drops isolated noisy blocks), and a cell changed
+when at least 150 mm² of it did, so a sand marker (about 300 mm²) is seen while noise is not. Blocks that went to full white where they were not are
+glare, not a change (F8): a cell changed only by glare is reported as unsure, not as changed.
 
-Everything works on a small rectified board (``px_per_mm`` about 1), so the gate costs a few
-milliseconds per frame.
+Two more guards keep false changes out: the band around the play area (the mat's margin, or a
+ring around a clicked grid) must hold nothing new, so an arm lying across it keeps the gate
+waiting (F9); and frame-to-frame motion is measured on brightness-normalised, slightly blurred
+images, so exposure steps and sensor noise do not count as motion.
 """
 
 from __future__ import annotations
@@ -24,6 +27,13 @@ import cv2
 import numpy as np
 
 from .mats import MatLayout
+
+BLOCK_MM = 5.0
+LIGHT_WINDOW_MM = 150.0     #: neighbourhood of the local light estimate (about two cells)
+MIN_CHANGE_BLOCKS = 6      #: changed blocks (5 mm) that make a cell changed: 150 mm², a sand marker is 300
+CLIPPED = 250              #: a pixel with a channel this bright is clipped (glare, overexposure)
+LIGHT_STRONG = 3.0         #: under a light change, weaker cell changes are only unsure
+RELIGHT_SHARE = 0.4        #: a light change that moves this share of the cells at once re-baselines
 
 
 @dataclass(frozen=True)
@@ -38,10 +48,9 @@ class GateParams:
         Share of changed pixels between consecutive frames that counts as motion.
     pixel_delta : float
         Brightness step (0..255, after normalisation) that makes a pixel "changed".
-    cell_threshold : float
-        Cell change score (mean absolute difference, 0..1) above which a cell changed.
-    margin_threshold : float
-        Same for a segment of the band around the play area (an arm across it).
+    change_threshold : float
+        Residual change of a colour channel (natural log of the ratio, after the local light
+        is taken out) that makes a block changed; 0.2 is about a fifth brighter or darker.
     recheck_seconds : float
         While still, the board is compared again this often (slow changes, light drift).
     """
@@ -49,8 +58,7 @@ class GateParams:
     still_seconds: float = 0.35
     motion_fraction: float = 0.004
     pixel_delta: float = 18.0
-    cell_threshold: float = 0.07
-    margin_threshold: float = 0.08
+    change_threshold: float = 0.2
     recheck_seconds: float = 2.0
 
 
@@ -64,17 +72,26 @@ class StableChange:
     t : float
         Seconds.
     changed : list of tuple
-        Cell keys (the layout's), sorted.
+        Cell keys (the layout's), sorted; ``("card",)`` is the card place.
     light_change : bool
         The lighting changed too (compensated; it changed no cell by itself).
+    unsure : list of tuple
+        Cells that look different but may not have changed: glare, a new light, a part of the
+        board out of view, or anything after a bump (standing pieces look different from a new
+        angle); not listed in ``changed``.
+    bumped : bool
+        The board moved against the camera since the last still picture.
     scores : dict
-        Cell key -> change score (0..1) for every cell, for overlays and the tracker.
+        Cell key -> changed area of every cell, in units of ``MIN_CHANGE_BLOCKS`` blocks (1.0 and
+        more is a change).
     """
 
     frame: int
     t: float
     changed: list[tuple]
     light_change: bool = False
+    unsure: list[tuple] = field(default_factory=list)
+    bumped: bool = False
     scores: dict = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict:
@@ -87,7 +104,7 @@ class GateOutput:
     """The gate's verdict on one frame.
 
     ``state`` is ``"moving"``, ``"settling"``, ``"still"``, ``"occluded"`` (still, but
-    something lies across the margin band) or ``"starting"`` (no still picture yet).
+    something lies across the margin band, or the markers are hidden) or ``"starting"``.
     """
 
     state: str
@@ -96,100 +113,121 @@ class GateOutput:
     light_change: bool = False
 
 
-class _Regions:
-    """Pixel regions of the small rectified board: one per cell, and margin-band segments."""
+def _key_order(key: tuple) -> tuple:
+    """Cells first in their own order, then named places such as ``("card",)``."""
+    return (isinstance(key[0], str), tuple(str(k) for k in key) if isinstance(key[0], str) else key)
 
-    def __init__(self, layout: MatLayout, px_per_mm: float, origin_mm: tuple[float, float],
-                 size: tuple[int, int], margin_mm: float):
-        self.keys = [c.key for c in layout.cells]
-        ppm, (ox, oy) = px_per_mm, origin_mm
-        w, h = size
-        self.cells = []
+
+class _Blocks:
+    """Block-grid regions of the small rectified board: one per cell, and margin-band segments."""
+
+    def __init__(self, layout: MatLayout, px_per_mm: float, region_mm, margin_mm: float):
+        ox, oy = region_mm[0], region_mm[1]
+        self.shape = (max(1, int(round((region_mm[3] - oy) / BLOCK_MM))), max(1, int(round((region_mm[2] - ox) / BLOCK_MM))))
+        h, w = self.shape
+
+        def box(x0, y0, x1, y1):
+            c0, r0 = int(round((x0 - ox) / BLOCK_MM)), int(round((y0 - oy) / BLOCK_MM))
+            c1, r1 = int(round((x1 - ox) / BLOCK_MM)), int(round((y1 - oy) / BLOCK_MM))
+            return slice(max(r0, 0), min(max(r1, r0 + 1), h)), slice(max(c0, 0), min(max(c1, c0 + 1), w))
+
+        self.keys, self.cells = [], []
         for cell in layout.cells:
             poly = np.asarray(cell.polygon_mm)
-            half = 0.5 * float(min(np.ptp(poly[:, 0]), np.ptp(poly[:, 1]))) * (0.62 if layout.kind == "hex" else 0.76)
+            half = 0.5 * float(min(np.ptp(poly[:, 0]), np.ptp(poly[:, 1]))) * (0.7 if layout.kind == "hex" else 0.84)
             cx, cy = cell.center_mm
-            self.cells.append(self._box(cx - half, cy - half, cx + half, cy + half, ppm, ox, oy, w, h))
+            self.keys.append(cell.key)
+            self.cells.append(box(cx - half, cy - half, cx + half, cy + half))
         if layout.card_place_mm:
-            self.keys.append(("card",))
             x0, y0, x1, y1 = layout.card_place_mm
-            self.cells.append(self._box(x0 + 3, y0 + 3, x1 - 3, y1 - 3, ppm, ox, oy, w, h))
-        self.band = np.zeros((h, w), np.uint8)
+            self.keys.append(("card",))
+            self.cells.append(box(x0 + 2, y0 + 2, x1 - 2, y1 - 2))
+        band = np.zeros(self.shape, np.uint8)
+
+        def rect(x0, y0, x1, y1, value):
+            rows, cols = box(x0, y0, x1, y1)
+            band[rows, cols] = value
+
         x0, y0, x1, y1 = layout.play_area_mm
-        cv2.rectangle(self.band, self._pt(x0 - margin_mm, y0 - margin_mm, ppm, ox, oy),
-                      self._pt(x1 + margin_mm, y1 + margin_mm, ppm, ox, oy), 255, -1)
-        cv2.rectangle(self.band, self._pt(x0 - 2, y0 - 2, ppm, ox, oy), self._pt(x1 + 2, y1 + 2, ppm, ox, oy), 0, -1)
+        rect(x0 - margin_mm, y0 - margin_mm, x1 + margin_mm, y1 + margin_mm, 1)
+        rect(x0 - 4, y0 - 4, x1 + 4, y1 + 4, 0)
         for m in layout.markers:                       # markers are printed, not empty: leave them out
             (mx0, my0), _, (mx1, my1), _ = m.corners_mm
-            cv2.rectangle(self.band, self._pt(mx0 - 3, my0 - 3, ppm, ox, oy), self._pt(mx1 + 3, my1 + 3, ppm, ox, oy), 0, -1)
+            rect(mx0 - 4, my0 - 4, mx1 + 4, my1 + 4, 0)
         if layout.card_place_mm:
-            x0, y0, x1, y1 = layout.card_place_mm
-            cv2.rectangle(self.band, self._pt(x0 - 8, y0 - 8, ppm, ox, oy), self._pt(x1 + 8, y1 + 12, ppm, ox, oy), 0, -1)
-        ys, xs = np.nonzero(self.band)
+            cx0, cy0, cx1, cy1 = layout.card_place_mm
+            rect(cx0 - 10, cy0 - 10, cx1 + 10, cy1 + 14, 0)
+        ys, xs = np.nonzero(band)
         self.segments = []
         if len(xs):
-            cx, cy = (w - 1) / 2, (h - 1) / 2
-            angle = np.arctan2(ys - cy, xs - cx)
+            angle = np.arctan2(ys - (h - 1) / 2, xs - (w - 1) / 2)
             bins = np.floor((angle + np.pi) / (2 * np.pi) * 16).astype(int) % 16
-            for b in range(16):
-                sel = bins == b
-                if sel.sum() > 20:
-                    self.segments.append((ys[sel], xs[sel]))
-
-    @staticmethod
-    def _pt(x, y, ppm, ox, oy):
-        return int(round((x - ox) * ppm)), int(round((y - oy) * ppm))
-
-    @staticmethod
-    def _box(x0, y0, x1, y1, ppm, ox, oy, w, h):
-        c0, r0 = int(round((x0 - ox) * ppm)), int(round((y0 - oy) * ppm))
-        c1, r1 = int(round((x1 - ox) * ppm)), int(round((y1 - oy) * ppm))
-        return slice(max(r0, 0), min(max(r1, r0 + 1), h)), slice(max(c0, 0), min(max(c1, c0 + 1), w))
+            self.segments = [(ys[bins == b], xs[bins == b]) for b in range(16) if (bins == b).sum() >= 6]
+        self.light_k = max(3, int(LIGHT_WINDOW_MM / BLOCK_MM) | 1)
 
 
-PATCH = 8
+def _block_means(img: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Per block (``BLOCK_MM``): mean B, G, R after a 2 mm blur (so a slight defocus changes nothing) and
+    the share of clipped pixels, ``(h, w, 4) float32`` (0..255, then 0..1)."""
+    sigma = max(0.5, 0.5 * img.shape[1] / (shape[1] * BLOCK_MM / 2))
+    soft = cv2.GaussianBlur(img, (0, 0), sigma)
+    means = cv2.resize(soft, (shape[1], shape[0]), interpolation=cv2.INTER_AREA).astype(np.float32)
+    clipped = (img.max(axis=-1) >= CLIPPED).astype(np.float32)
+    share = cv2.resize(clipped, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    return np.dstack([means, share])
 
 
-def _cell_features(img: np.ndarray, regions: _Regions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cell: mean luminance ``(N,)``, mean chroma ``(N, 2)`` and an 8x8 luminance patch ``(N, 8, 8)``."""
-    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
-    means, chroma, patches = [], [], []
-    for rows, cols in regions.cells:
-        block = lab[rows, cols]
-        means.append(block[..., 0].mean() + 1.0)
-        chroma.append(block[..., 1:].reshape(-1, 2).mean(axis=0))
-        patches.append(cv2.resize(block[..., 0], (PATCH, PATCH), interpolation=cv2.INTER_AREA))
-    return np.array(means), np.array(chroma), np.array(patches)
+def _local_median(x: np.ndarray, k: int, scale: float) -> np.ndarray:
+    """Median of ``x`` over a ``k x k`` block neighbourhood (via 8-bit ``cv2.medianBlur``)."""
+    q = np.clip(np.round(x * scale + 128.0), 0, 255).astype(np.uint8)
+    k = min(k, 2 * ((min(x.shape[:2]) - 1) // 2) + 1)
+    return (cv2.medianBlur(q, max(3, k)).astype(np.float32) - 128.0) / scale
 
 
-def gain_field(ref_means: np.ndarray, cur_means: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, bool]:
-    """A smooth brightness gain per cell: a plane fitted to log(cur / ref), outliers dropped.
+def residuals(ref: np.ndarray, cur: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Per-block change that the local light does not explain.
+
+    The light is modelled as a gain per colour channel that varies smoothly over the table
+    (von Kries): brightness, white balance and lamp hotspots all multiply a block's B, G and R.
+    The local gain is the median of the per-channel log ratio over a ``k x k`` neighbourhood;
+    what remains is the piece.
 
     Parameters
     ----------
-    ref_means, cur_means : (N,) float
-        Mean luminance per cell (> 0).
-    centres : (N, 2) float
-        Cell centres (any unit).
+    ref, cur : (h, w, 4) float32
+        Block means and clipped shares (see :func:`_block_means`).
+    k : int
+        Light neighbourhood in blocks (odd).
 
     Returns
     -------
-    (gains, light_changed)
-        ``(N,)`` gains to apply to the reference, and whether the fitted light change is
-        noticeable (more than 6 % anywhere).
+    (residual, glare, light_changed)
+        ``(h, w)`` largest per-channel |log ratio - local log gain| (natural log units), a
+        boolean ``(h, w)`` mask of blocks that became or stopped being clipped (glare), and
+        whether the local light changed noticeably (more than 8 % in some channel over most
+        of the board).
     """
-    y = np.log(cur_means / ref_means)
-    a = np.column_stack([np.ones(len(y)), centres])
-    keep = np.ones(len(y), bool)
-    coef = np.zeros(3)
-    for _ in range(3):
-        if keep.sum() < 4:
-            break
-        coef, *_ = np.linalg.lstsq(a[keep], y[keep], rcond=None)
-        resid = np.abs(y - a @ coef)
-        keep = resid < max(0.05, 2.5 * np.median(resid[keep]))
-    fitted = a @ coef
-    return np.exp(fitted), bool(np.max(np.abs(fitted)) > 0.06)
+    ratio = np.log((cur[..., :3] + 8.0) / (ref[..., :3] + 8.0))
+    light = np.stack([_local_median(ratio[..., c], k, 100.0) for c in range(3)], axis=-1)
+    residual = np.abs(ratio - light).max(axis=-1)
+    # clipping (glare, overexposure) breaks the gain model, in whichever picture it happened
+    glare = (np.maximum(cur[..., 3], ref[..., 3]) > 0.1) & (np.abs(cur[..., 3] - ref[..., 3]) > 0.05)
+    return residual, glare, bool(np.percentile(np.abs(light).max(axis=-1), 75) > 0.08)
+
+
+_OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2))
+
+
+def changed_blocks(residual: np.ndarray, threshold: float) -> np.ndarray:
+    """Blocks whose residual exceeds ``threshold`` and that belong to a blob at least 2x2
+    blocks wide (a morphological opening drops isolated blocks: sensor and compression noise).
+
+    Returns
+    -------
+    (h, w) bool
+    """
+    strong = (residual > threshold).astype(np.uint8)
+    return cv2.morphologyEx(strong, cv2.MORPH_OPEN, _OPEN).astype(bool)
 
 
 class MotionGate:
@@ -213,55 +251,93 @@ class MotionGate:
                  fps: float, margin_mm: float = 30.0, params: GateParams | None = None):
         self.params = params or GateParams()
         self.fps = fps
-        size = (int(round((region_mm[2] - region_mm[0]) * px_per_mm)), int(round((region_mm[3] - region_mm[1]) * px_per_mm)))
-        self.regions = _Regions(layout, px_per_mm, region_mm[:2], size, margin_mm)
-        self.centres = np.array([[(c.start + c.stop) / 2, (r.start + r.stop) / 2] for r, c in self.regions.cells], float)
-        self.centres /= max(size)
+        self.blocks = _Blocks(layout, px_per_mm, region_mm, margin_mm)
         self.still_frames = max(2, int(round(self.params.still_seconds * fps)))
         self._prev: np.ndarray | None = None
         self._still = 0
         self._state = "starting"
         self._ref: np.ndarray | None = None
-        self._ref_feats = None
         self._last_check = -1e9
+        self._bumped = False
+
+    def note_bump(self) -> None:
+        """The board moved against the camera: the next comparison reports differences as unsure."""
+        self._bumped = True
+
+    def visible_blocks(self, inside: np.ndarray) -> np.ndarray:
+        """Blocks fully inside the camera frame, from a ``(h, w) uint8`` mask of the rectified
+        pixels that come from inside the frame (255) or from outside it (0)."""
+        share = cv2.resize(inside.astype(np.float32) / 255.0, (self.blocks.shape[1], self.blocks.shape[0]),
+                           interpolation=cv2.INTER_AREA)
+        return share > 0.99
 
     def _normalised(self, img: np.ndarray) -> np.ndarray:
         gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img
         gray = cv2.GaussianBlur(gray, (5, 5), 0).astype(np.float32)
         return gray * (128.0 / max(float(gray.mean()), 1.0))
 
-    def _margin_occupied(self, img: np.ndarray, gains_mean: float) -> bool:
-        if not self.regions.segments or self._ref is None:
-            return False
-        cur = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        ref = cv2.cvtColor(self._ref, cv2.COLOR_BGR2GRAY).astype(np.float32) * gains_mean
-        for ys, xs in self.regions.segments:
-            if float(np.mean(np.abs(cur[ys, xs] - ref[ys, xs]))) / 255.0 > self.params.margin_threshold:
-                return True
-        return False
+    def compare(self, img: np.ndarray, visible: np.ndarray | None = None) -> tuple[dict, list[tuple], list[tuple], bool, bool]:
+        """Compare a still board with the reference.
 
-    def compare(self, img: np.ndarray) -> tuple[dict, list[tuple], bool, float]:
-        """Compare a still board with the reference: (scores, changed keys, light change, mean gain)."""
-        means, chroma, patches = _cell_features(img, self.regions)
-        rmeans, rchroma, rpatches = self._ref_feats
-        gains, light = gain_field(rmeans, means, self.centres)
-        diff = np.abs(patches - rpatches * gains[:, None, None]).mean(axis=(1, 2)) / 255.0
-        diff += np.abs(chroma - rchroma).sum(axis=1) / 255.0
-        scores = {k: float(s) for k, s in zip(self.regions.keys, diff)}
-        changed = sorted(k for k, s in scores.items() if s > self.params.cell_threshold)
-        return scores, changed, light, float(np.median(gains))
+        Parameters
+        ----------
+        img : (h, w, 3) uint8
+        visible : (bh, bw) bool, optional
+            Blocks inside the camera frame (default: all).
 
-    def _commit(self, img: np.ndarray, frame: int, t: float, state: str, motion: float) -> GateOutput:
-        scores, changed, light, gain = self.compare(img)
-        if self._margin_occupied(img, gain):
+        Returns
+        -------
+        (scores, changed, unsure, light_change, margin_occupied)
+            ``scores`` maps every cell key to its changed area (1.0 = ``MIN_CHANGE_BLOCKS``
+            blocks); a cell partly out of view, or changed only by glare, is unsure.
+        """
+        p, b = self.params, self.blocks
+        cur = _block_means(img, b.shape)
+        visible = np.ones(b.shape, bool) if visible is None else visible
+        residual, glare, light = residuals(np.where(visible[..., None], self._ref, cur), cur, b.light_k)
+        residual = np.where(visible, residual, 0.0)
+        blobs = changed_blocks(residual, p.change_threshold)
+        plain = blobs & ~glare
+        scores, changed, unsure = {}, [], []
+        for key, (rows, cols) in zip(b.keys, b.cells):
+            s_all = np.count_nonzero(blobs[rows, cols]) / MIN_CHANGE_BLOCKS
+            s_plain = np.count_nonzero(plain[rows, cols]) / MIN_CHANGE_BLOCKS
+            scores[key] = float(s_plain)
+            if visible[rows, cols].mean() < 0.9:
+                unsure.append(key)
+            elif s_plain >= 1.0:
+                changed.append(key)
+            elif s_all >= 1.0:
+                unsure.append(key)
+        # an arm across the band covers a good part of a segment; a lamp's edge only a few blocks
+        # (a new light reshapes shadows and hotspots on the band too: then the band is not judged)
+        occupied = not light and any(np.count_nonzero(plain[ys, xs]) >= max(10, 0.3 * len(ys)) for ys, xs in b.segments)
+        if light:
+            # under a new light, shadows of standing pieces and reflections move too: only a
+            # strong change counts as a move, the rest is left to the tracker as unsure
+            weak = [k for k in changed if scores[k] < LIGHT_STRONG]
+            changed, unsure = [k for k in changed if k not in weak], unsure + weak
+        if light and len(changed) + len(unsure) >= RELIGHT_SHARE * len(b.keys):
+            # the whole board looks different under the new light: no move changes so much at once
+            unsure, changed, occupied = sorted(changed + unsure, key=_key_order), [], False
+        return scores, sorted(changed, key=_key_order), sorted(unsure, key=_key_order), light, occupied
+
+    def _commit(self, img: np.ndarray, frame: int, t: float, motion: float, visible: np.ndarray | None) -> GateOutput:
+        scores, changed, unsure, light, occupied = self.compare(img, visible)
+        if occupied:
             return GateOutput("occluded", motion)
-        self._ref, self._ref_feats = img.copy(), _cell_features(img, self.regions)
+        cur = _block_means(img, self.blocks.shape)
+        self._ref = cur if visible is None else np.where(visible[..., None], cur, self._ref)
         self._last_check = t
         self._state = "still"
-        event = StableChange(frame, t, changed, light, scores) if changed else None
-        return GateOutput(state if event is None else "still", motion, event, light)
+        bumped, self._bumped = self._bumped, False
+        if bumped:
+            changed, unsure = [], sorted(changed + unsure, key=_key_order)
+        event = StableChange(frame, t, changed, light, unsure, bumped, scores) if changed or unsure else None
+        return GateOutput("still", motion, event, light)
 
-    def update(self, img: np.ndarray, frame: int, t: float) -> GateOutput:
+    def update(self, img: np.ndarray, frame: int, t: float, hold: bool = False,
+               visible: np.ndarray | None = None) -> GateOutput:
         """Feed one small rectified board.
 
         Parameters
@@ -272,6 +348,11 @@ class MotionGate:
             Frame number (reported in events).
         t : float
             Seconds (reported in events).
+        hold : bool
+            Do not commit now (the registration says the markers are hidden).
+        visible : (bh, bw) bool, optional
+            Blocks of the board inside the camera frame (see :meth:`visible_blocks`); cells
+            out of view are unsure and keep their reference.
 
         Returns
         -------
@@ -292,11 +373,13 @@ class MotionGate:
         self._still += 1
         if self._still < self.still_frames:
             return GateOutput("settling" if self._state != "starting" else "starting", motion)
+        if hold:
+            return GateOutput("occluded", motion)
         if self._ref is None:                       # the first still picture is the baseline
-            self._ref, self._ref_feats = img.copy(), _cell_features(img, self.regions)
+            self._ref = _block_means(img, self.blocks.shape)
             self._state, self._last_check = "still", t
             return GateOutput("still", motion)
         if self._state in ("moving", "settling") or t - self._last_check >= self.params.recheck_seconds:
             self._state = "settling"
-            return self._commit(img, frame, t, "still", motion)
+            return self._commit(img, frame, t, motion, visible)
         return GateOutput("still", motion)

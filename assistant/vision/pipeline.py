@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from .mats import MatLayout, grid_mat
@@ -83,6 +84,17 @@ class BoardWatcher:
         self.px_per_mm = px_per_mm
         self.gate = MotionGate(layout, px_per_mm, self.region, fps, margin, params)
         self._last_gate_state = "starting"
+        self._visible_key = None
+        self._visible_mask = None
+
+    def _visible(self, homography: np.ndarray, frame_hw: tuple[int, int]) -> np.ndarray:
+        """Gate blocks inside the camera frame, recomputed only when the homography changes."""
+        key = (homography.tobytes(), frame_hw)
+        if self._visible_key != key:
+            inside = rectify(np.full(frame_hw, 255, np.uint8), homography, self.layout, self.px_per_mm, self.region,
+                             interpolation=cv2.INTER_NEAREST)
+            self._visible_mask, self._visible_key = self.gate.visible_blocks(inside), key
+        return self._visible_mask
 
     def process(self, image: np.ndarray, index: int, t: float) -> WatchOutput:
         """Run one frame ``(H, W, 3) uint8`` BGR through the idle path."""
@@ -91,8 +103,11 @@ class BoardWatcher:
         track = self.tracker.update(image)
         if not track.ok:
             return WatchOutput(index, t, track, None, "board_not_found")
+        if track.bumped:
+            self.gate.note_bump()
         small = rectify(image, track.homography, self.layout, self.px_per_mm, self.region)
-        gate = self.gate.update(small, index, t)
+        gate = self.gate.update(small, index, t, hold=self.tracker.hidden,
+                                visible=self._visible(track.homography, image.shape[:2]))
         if gate.state == "settling" and self._last_gate_state == "moving":
             self.tracker.request()                 # the scene just settled: was the board bumped?
         self._last_gate_state = gate.state
@@ -100,6 +115,18 @@ class BoardWatcher:
         return WatchOutput(index, t, track, gate, status, small)
 
 
-def manual_grid(rows: int, cols: int) -> MatLayout:
-    """The layout of a bare ``rows x cols`` grid located by four clicked corners (100 mm cells)."""
-    return grid_mat(rows, cols, width_mm=100.0 * cols, height_mm=100.0 * rows)
+def manual_grid(rows: int, cols: int, corners_px: np.ndarray | None = None) -> MatLayout:
+    """The layout of a bare ``rows x cols`` grid located by four clicked corners.
+
+    Its "millimetres" are nominal: with ``corners_px`` a cell measures about as many units as
+    the camera sees pixels across it (so the gate's 5-unit blocks span several camera pixels
+    and average their noise); without, cells are 50 units.
+    """
+    if corners_px is None:
+        pitch = 50.0
+    else:
+        c = np.asarray(corners_px, np.float64).reshape(4, 2)
+        width = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2
+        height = (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / 2
+        pitch = max(20.0, min(width / cols, height / rows))
+    return grid_mat(rows, cols, width_mm=pitch * cols, height_mm=pitch * rows)

@@ -221,6 +221,8 @@ class BoardTracker:
         self._due = True
         self.manual = manual_registration(manual_corners, layout) if manual_corners is not None else None
         self.homography = self.manual.homography if self.manual else None
+        #: the last marker search found fewer than 3 markers (an arm over them, the board gone)
+        self.hidden = False
 
     def request(self) -> None:
         """Search for the markers on the next frame (e.g. when the scene has just settled)."""
@@ -236,6 +238,7 @@ class BoardTracker:
         self._due = False
         markers = detect_markers(frame, self.detector)
         fit = register(markers, self.layout)
+        self.hidden = not fit
         if not fit:
             return TrackState("occluded" if self.homography is not None else "not_found",
                               self.homography, len(fit.markers))

@@ -38,7 +38,7 @@ def test_gate_stays_quiet_with_imprecise_corners(offset):
     """Corners clicked a few pixels off still give no events, and the board is seen still."""
     corners = np.array(CORNERS, np.float32) + np.array(offset, np.float32)
     with open_source(str(VIDEO)) as source:
-        watcher = BoardWatcher(manual_grid(8, 8), source.fps, manual_corners=corners)
+        watcher = BoardWatcher(manual_grid(8, 8, corners), source.fps, manual_corners=corners)
         outs = [watcher.process(f.image, f.index, f.t) for f in source]
     assert len(outs) == 52
     assert not [o for o in outs if o.gate.event is not None]
@@ -56,7 +56,8 @@ def test_a_real_change_is_seen(tmp_path):
             cv2.rectangle(img, (141 + 46 * 2 + 8, 8 + 46 * 5 + 8), (141 + 46 * 3 - 8, 8 + 46 * 6 - 8), (30, 40, 160), -1)
         cv2.imwrite(str(tmp_path / f"{i:03d}.png"), img)
     source = FolderSource(tmp_path, fps=20.0)
-    watcher = BoardWatcher(manual_grid(8, 8), source.fps, manual_corners=np.array(CORNERS, np.float32))
+    corners = np.array(CORNERS, np.float32)
+    watcher = BoardWatcher(manual_grid(8, 8, corners), source.fps, manual_corners=corners)
     events = [o.gate.event for f in source if (o := watcher.process(f.image, f.index, f.t)).gate.event]
     assert [e.changed for e in events] == [[(5, 2)]]
     assert events[0].frame >= 30
