@@ -31,9 +31,7 @@ from .mats import MatLayout
 BLOCK_MM = 5.0
 LIGHT_WINDOW_MM = 150.0     #: neighbourhood of the local light estimate (about two cells)
 MIN_CHANGE_BLOCKS = 6      #: changed blocks (5 mm) that make a cell changed: 150 mm², a sand marker is 300
-CLIPPED = 250              #: a pixel with a channel this bright is clipped (glare, overexposure)
-LIGHT_STRONG = 3.0         #: under a light change, weaker cell changes are only unsure
-RELIGHT_SHARE = 0.4        #: a light change that moves this share of the cells at once re-baselines
+CLIPPED = 254              #: a pixel with a channel this bright is clipped (glare, overexposure)
 
 
 @dataclass(frozen=True)
@@ -167,12 +165,13 @@ class _Blocks:
 
 
 def _block_means(img: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """Per block (``BLOCK_MM``): mean B, G, R after a 2 mm blur (so a slight defocus changes nothing) and
-    the share of clipped pixels, ``(h, w, 4) float32`` (0..255, then 0..1)."""
+    """Per block (``BLOCK_MM``): mean B, G, R after a light blur (so a slight defocus changes
+    nothing) and, per channel, the share of clipped pixels: ``(h, w, 6) float32`` (0..255,
+    then 0..1)."""
     sigma = max(0.5, 0.5 * img.shape[1] / (shape[1] * BLOCK_MM / 2))
     soft = cv2.GaussianBlur(img, (0, 0), sigma)
     means = cv2.resize(soft, (shape[1], shape[0]), interpolation=cv2.INTER_AREA).astype(np.float32)
-    clipped = (img.max(axis=-1) >= CLIPPED).astype(np.float32)
+    clipped = (img >= CLIPPED).astype(np.float32)
     share = cv2.resize(clipped, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
     return np.dstack([means, share])
 
@@ -194,7 +193,7 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int) -> tuple[np.ndarray, np.
 
     Parameters
     ----------
-    ref, cur : (h, w, 4) float32
+    ref, cur : (h, w, 6) float32
         Block means and clipped shares (see :func:`_block_means`).
     k : int
         Light neighbourhood in blocks (odd).
@@ -202,16 +201,18 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int) -> tuple[np.ndarray, np.
     Returns
     -------
     (residual, glare, light_changed)
-        ``(h, w)`` largest per-channel |log ratio - local log gain| (natural log units), a
-        boolean ``(h, w)`` mask of blocks that became or stopped being clipped (glare), and
+        ``(h, w)`` largest |log ratio - local log gain| (natural log units) over the channels
+        clipped in neither picture, a boolean ``(h, w)`` mask of blocks clipped in every
+        channel whose clipping changed (glare: nothing can be said there), and
         whether the local light changed noticeably (more than 8 % in some channel over most
         of the board).
     """
     ratio = np.log((cur[..., :3] + 8.0) / (ref[..., :3] + 8.0))
     light = np.stack([_local_median(ratio[..., c], k, 100.0) for c in range(3)], axis=-1)
-    residual = np.abs(ratio - light).max(axis=-1)
-    # clipping (glare, overexposure) breaks the gain model, in whichever picture it happened
-    glare = (np.maximum(cur[..., 3], ref[..., 3]) > 0.1) & (np.abs(cur[..., 3] - ref[..., 3]) > 0.05)
+    # a clipped channel (glare, overexposure) says nothing; the other channels still do
+    usable = np.maximum(cur[..., 3:], ref[..., 3:]) < 0.1
+    residual = np.where(usable, np.abs(ratio - light), 0.0).max(axis=-1)
+    glare = ~usable.any(axis=-1) & (np.abs(cur[..., 3:] - ref[..., 3:]).max(axis=-1) > 0.25)
     return residual, glare, bool(np.percentile(np.abs(light).max(axis=-1), 75) > 0.08)
 
 
@@ -296,30 +297,26 @@ class MotionGate:
         visible = np.ones(b.shape, bool) if visible is None else visible
         residual, glare, light = residuals(np.where(visible[..., None], self._ref, cur), cur, b.light_k)
         residual = np.where(visible, residual, 0.0)
-        blobs = changed_blocks(residual, p.change_threshold)
-        plain = blobs & ~glare
+        plain = changed_blocks(residual, p.change_threshold)
+        glare &= visible
         scores, changed, unsure = {}, [], []
         for key, (rows, cols) in zip(b.keys, b.cells):
-            s_all = np.count_nonzero(blobs[rows, cols]) / MIN_CHANGE_BLOCKS
             s_plain = np.count_nonzero(plain[rows, cols]) / MIN_CHANGE_BLOCKS
+            s_glare = np.count_nonzero(glare[rows, cols]) / MIN_CHANGE_BLOCKS
             scores[key] = float(s_plain)
             if visible[rows, cols].mean() < 0.9:
                 unsure.append(key)
             elif s_plain >= 1.0:
                 changed.append(key)
-            elif s_all >= 1.0:
+            elif s_glare >= 1.0:
                 unsure.append(key)
         # an arm across the band covers a good part of a segment; a lamp's edge only a few blocks
         # (a new light reshapes shadows and hotspots on the band too: then the band is not judged)
         occupied = not light and any(np.count_nonzero(plain[ys, xs]) >= max(10, 0.3 * len(ys)) for ys, xs in b.segments)
         if light:
-            # under a new light, shadows of standing pieces and reflections move too: only a
-            # strong change counts as a move, the rest is left to the tracker as unsure
-            weak = [k for k in changed if scores[k] < LIGHT_STRONG]
-            changed, unsure = [k for k in changed if k not in weak], unsure + weak
-        if light and len(changed) + len(unsure) >= RELIGHT_SHARE * len(b.keys):
-            # the whole board looks different under the new light: no move changes so much at once
-            unsure, changed, occupied = sorted(changed + unsure, key=_key_order), [], False
+            # under a new light, shadows of standing pieces and reflections move too: a move
+            # made in the same moment cannot be told from them, so the tracker gets it as unsure
+            changed, unsure = [], unsure + changed
         return scores, sorted(changed, key=_key_order), sorted(unsure, key=_key_order), light, occupied
 
     def _commit(self, img: np.ndarray, frame: int, t: float, motion: float, visible: np.ndarray | None) -> GateOutput:

@@ -1,0 +1,127 @@
+"""The motion gate on rendered sequences: hands, sweeps, quick compound moves, light, bumps,
+a board taken away (field reports F3-F7, F9). The truth of each sequence says which cells a
+piece really changed; the gate must report exactly those, and nothing for the rest."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.vision.pipeline import BoardWatcher
+from assistant.vision.render.camera import WEBCAM_DISTORTION, look_at_mat
+from assistant.vision.render.desert import desert_setup, excavate, move_pawn, set_sand
+from assistant.vision.render.lighting import COOL_CEILING, DAYLIGHT, POINT_LIGHT, WARM_LAMP
+from assistant.vision.render.sequence import Bump, Hold, MoveCamera, Reach, Sequence, SetBoard, SetLight, Sweep
+
+SIZE = (960, 540)
+
+
+def run(steps, scene=None, seed=0, tilt=25.0, roll=5.0, distortion=None):
+    """Play a sequence through the idle path; returns (events, truth events by frame, outputs)."""
+    scene = scene or desert_setup(seed)
+    cam = look_at_mat(scene.layout.outline_mm(), SIZE, 60.0, tilt, 0.0, roll,
+                      dist=distortion if distortion is not None else (0.0, 0.0, 0.0, 0.0, 0.0))
+    seq = Sequence(scene, cam, steps, fps=30, seed=seed)
+    watcher = BoardWatcher(scene.layout, 30.0)
+    events, truth, outs = [], [], []
+    for f in seq:
+        out = watcher.process(f.image, f.index, f.t)
+        outs.append(out)
+        if out.gate and out.gate.event:
+            events.append(out.gate.event)
+        for e in f.truth.to_json().get("events") or []:
+            truth.append((f.index, tuple(e["cell"]), tuple(e["to_cell"]) if e.get("to_cell") else None))
+    return events, truth, outs
+
+
+def cells_of(truth):
+    out = set()
+    for _i, cell, to in truth:
+        out.add(cell)
+        if to:
+            out.add(to)
+    return out
+
+
+@pytest.fixture(scope="module")
+def scene():
+    return desert_setup(0)
+
+
+def test_a_move_under_a_hand_is_reported_once_after_the_hand_leaves(scene):
+    events, truth, outs = run([Hold(12), Reach((1, 3), excavate(scene, (1, 3)), dwell_frames=8), Hold(15)], scene)
+    assert [e.changed for e in events] == [sorted(cells_of(truth))]
+    changed_at = min(i for i, *_ in truth)
+    assert events[0].frame > changed_at
+    # nothing is committed while the arm is over the board
+    arm_frames = [o for o in outs if o.status == "moving"]
+    assert arm_frames and all(o.gate.event is None for o in arm_frames)
+
+
+def test_a_sweep_at_one_metre_per_second_changes_nothing(scene):
+    """F9: an arm sweeping across the board with motion blur commits no change."""
+    events, truth, _ = run([Hold(12), Sweep((-150.0, 260.0), (720.0, 200.0), speed_mm_s=1000.0), Hold(15)], scene)
+    assert truth == [] and [e for e in events if e.changed] == []
+
+
+def test_two_quick_moves_within_a_second_are_committed_whole(scene):
+    """F6/F7: a pawn moved and two sand markers laid within about a second: both, in one event."""
+    pawn = scene.talls[0].label.split(":", 1)[1]
+    crash = scene.cell_of(scene.talls[0].center_mm)
+    target = (3, 3) if crash != (3, 3) else (3, 1)
+    steps = [Hold(12), Reach(target, move_pawn(scene, pawn, target), dwell_frames=3, speed_mm_s=1400.0),
+             Reach((0, 4), set_sand(scene, (0, 4), 2), dwell_frames=3, speed_mm_s=1400.0, entry="right"), Hold(15)]
+    events, truth, _ = run(steps, scene)
+    assert len(events) == 1 and set(events[0].changed) == cells_of(truth)
+
+
+@pytest.mark.parametrize("light", [WARM_LAMP, COOL_CEILING, POINT_LIGHT], ids=["warm", "cool", "point"])
+def test_switching_the_light_changes_no_cell(scene, light):
+    """F3: a lamp, a cool ceiling light or a point light: the board is re-baselined, nothing
+    is reported as changed (cells that look different are only unsure)."""
+    events, truth, _ = run([Hold(12), SetLight(light), Hold(15), SetLight(DAYLIGHT), Hold(15)], scene)
+    assert truth == [] and all(e.changed == [] for e in events)
+
+
+def test_a_move_under_a_new_light_is_still_found(scene):
+    events, truth, _ = run([SetLight(WARM_LAMP), Hold(12), Reach((3, 1), excavate(scene, (3, 1)), dwell_frames=6),
+                            Hold(15)], scene)
+    assert [e.changed for e in events] == [sorted(cells_of(truth))]
+
+
+def test_a_bump_is_re_registered_and_changes_nothing(scene):
+    """F4: the board nudged on the table: reported, re-registered, no cell changed."""
+    events, truth, outs = run([Hold(12), Bump(14.0, -9.0, 4.0, frames=3), Hold(20)], scene)
+    assert any(o.track.bumped for o in outs)
+    assert truth == [] and all(e.changed == [] for e in events)
+
+
+def test_board_taken_away_and_half_out_of_view(scene):
+    """F5: no exception, no change; the board is followed again when it comes back."""
+    steps = [Hold(12), MoveCamera(dx_mm=320.0, frames=8), Hold(12), MoveCamera(dx_mm=-320.0, frames=8), Hold(12),
+             SetBoard(False), Hold(12), SetBoard(True), Hold(15)]
+    events, truth, outs = run(steps, scene)
+    assert all(e.changed == [] for e in events)
+    assert outs[-1].status == "still"
+
+
+def test_lens_distortion_without_calibration_still_gates(scene):
+    """With a cheap lens the grid bends a little, but a move is still found in the right cell."""
+    events, truth, _ = run([Hold(12), Reach((2, 1), excavate(scene, (2, 1)), dwell_frames=6), Hold(15)], scene,
+                           distortion=WEBCAM_DISTORTION)
+    assert [e.changed for e in events] == [sorted(cells_of(truth))]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_moves_on_other_tables(seed):
+    """Different tile layouts, camera angles and arm styles: each move found, nothing else."""
+    scene = desert_setup(seed)
+    cells = [(0, 1), (4, 3)] if seed != 2 else [(1, 0), (3, 4)]
+    steps = [Hold(12)]
+    current = scene
+    for cell in cells:
+        actions = excavate(current, cell)
+        for a in actions:
+            current = a.apply(current)
+        steps += [Reach(cell, actions, dwell_frames=6, entry=("bottom", "left", "top")[seed % 3]), Hold(14)]
+    events, truth, _ = run(steps, scene, seed=seed, tilt=10.0 + 8 * seed, roll=40.0 * seed)
+    assert [e.changed for e in events] == [[c] for c in cells]
