@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_cmd_check)
 
     bench = sub.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=["rules"], help="which benchmark")
+    bench.add_argument("what", choices=["rules", "vision"], help="which benchmark")
     bench.add_argument("--seconds", type=float, default=5.0, help="time budget of the throughput run (s)")
     bench.add_argument("--seed", type=int, default=1, help="seed of the random games")
     bench.set_defaults(func=_cmd_bench)
@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_print_command(print_parsers)      # assistant print charuco [-o PREFIX] [--paper a4|letter] [--dpi N]
     add_calibrate_command(sub)            # assistant calibrate camera (--images GLOB_OR_DIR | --source S) [-o FILE]
+    from .vision.teach import add_teach_command
+
+    add_teach_command(sub)                # assistant teach --game G (--images DIR | --source S) [-o models/NAME]
     for game_id in game_ids():
         get_game(game_id).add_commands(sub)
     return parser
