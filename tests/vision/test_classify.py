@@ -498,10 +498,10 @@ def test_teach_command(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "red_disc: 1 example(s), rotation fixed" in printed and str(out) in printed
     assert load(out).manifest["seed"] == 3
-    args = parser.parse_args(["teach", "--game", "forbidden-desert", "--source", "0"])
-    assert args.func(args) == 2
+    args = parser.parse_args(["teach", "--game", "forbidden-desert", "--source", str(tmp_path / "no-camera.avi")])
+    assert args.func(args) == 2                     # the arrangement is printed, then the source fails
     captured = capsys.readouterr()
-    assert "not available yet" in captured.err and captured.out.startswith("round 1")
+    assert "neither a camera index" in captured.err and captured.out.startswith("round 1")
     args = parser.parse_args(["teach", "--game", "demo", "--images", str(tmp_path / "missing")])
     assert args.func(args) == 2 and "no such folder" in capsys.readouterr().err
 
