@@ -71,3 +71,30 @@ def test_sources_fail_with_one_sentence(tmp_path):
     (tmp_path / "junk.avi").write_bytes(b"not a video")
     with pytest.raises(SourceError, match="cannot open the video file"):
         open_source(str(tmp_path / "junk.avi"))
+
+
+def test_a_live_source_keeps_only_the_newest_frame(tmp_path):
+    """A slow reader of a live source skips frames instead of falling behind (threaded capture)."""
+    import time
+
+    import cv2
+
+    from assistant.vision.sources import LiveSource
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, (160, 120))
+    for i in range(200):
+        writer.write(np.full((120, 160, 3), i % 256, np.uint8))
+    writer.release()
+    source = LiveSource(str(path), "a test clip")     # a file read as fast as a camera would deliver
+    try:
+        first = source.read()
+        time.sleep(0.3)                                # a slow consumer
+        second = source.read()
+        assert first is not None and second is not None and second.index > first.index + 1
+        frames = []
+        while (f := source.read(timeout=1.0)) is not None:
+            frames.append(f.index)
+        assert source.stopped and "stopped" in source.stopped
+        assert frames == sorted(set(frames))           # never the same frame twice
+    finally:
+        source.close()
