@@ -1,0 +1,290 @@
+"""The move tracker: from stable changes of the board to checked events of the game's record.
+
+The principle (the one that makes live systems in this field work): never re-read the whole
+board; explain each stable change as a short sequence of *legal* events from the last
+committed state, scored against the readings of the cells that changed, and ask the players
+when the evidence does not decide.
+
+A game plugs in with a :class:`TableModel`: which slots a cell has, what the table should show
+in a given state (:meth:`TableModel.expected`), which events can show on the table and which
+cells each touches, and how to read slots off a frame (a detector). The :class:`Tracker` does
+the rest, the same way for every game:
+
+1. read the slots of the changed cells (the others did not change: the motion gate says so);
+2. beam-search sequences of visible legal events (each touching only changed cells) whose
+   expected table matches the readings and leaves every other slot as it was;
+3. commit the unique best explanation; ask when two explanations fit equally or an uncertain
+   reading decides; report an illegal move (with the engine's reason code) when only an
+   illegal event explains the change; never commit half of a compound move.
+
+Slots are tuples whose first item names their kind, e.g. ``("face", 1, 2)``, ``("sand", 1, 2)``,
+``("card",)``; their last items are the cell key they belong to (see :meth:`TableModel.cell_of`).
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..games.base import Event, Game
+
+Slot = tuple
+Cell = Hashable
+
+#: a reading below this confidence, or with a margin below MIN_MARGIN, does not decide anything
+MIN_CONFIDENCE = 0.6
+MIN_MARGIN = 0.5
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a detector read in one slot: ``label``, ``confidence`` in 0..1, ``margin`` >= 0."""
+
+    label: str
+    confidence: float = 1.0
+    margin: float = 10.0
+
+    @property
+    def sure(self) -> bool:
+        """Confident and clear of the second label (see ``MIN_CONFIDENCE``, ``MIN_MARGIN``)."""
+        return self.confidence >= MIN_CONFIDENCE and self.margin >= MIN_MARGIN
+
+
+Observation = Mapping[Slot, Reading]
+
+
+class TableModel(ABC):
+    """How one game looks on the table: slots, expectations, visible events, detection."""
+
+    #: record id of the game
+    game: str = ""
+
+    @abstractmethod
+    def slots(self, cells: Iterable[Cell]) -> list[Slot]:
+        """Every slot of the given cells (a cell may have several: face, sand, pawns...)."""
+
+    @abstractmethod
+    def cell_of(self, slot: Slot) -> Cell:
+        """The cell a slot belongs to."""
+
+    @abstractmethod
+    def expected(self, state: Any) -> dict[Slot, str]:
+        """The label every slot of the table should read in ``state`` (what a camera would see)."""
+
+    @abstractmethod
+    def visible_events(self, state: Any) -> list[Event]:
+        """Legal events that change the table (the rest come from the tablet)."""
+
+    @abstractmethod
+    def touched(self, state: Any, event: Event) -> set[Cell]:
+        """Cells whose look ``event`` may change, in ``state`` (before it)."""
+
+    def read(self, frame: np.ndarray, homography: np.ndarray, slots: Sequence[Slot]) -> dict[Slot, Reading]:
+        """Read ``slots`` off a frame ``(H, W, 3) uint8`` BGR with the mat's homography (mm -> px)."""
+        raise NotImplementedError(f"{type(self).__name__} has no detector")
+
+    def guesses(self, state: Any, before: Mapping[Slot, str], observed: Observation) -> list[Event]:
+        """Single events, legal or not, that the change suggests (to name an illegal move)."""
+        return []
+
+    def describe(self, cell: Cell) -> str:
+        """A cell's name for people ("B3")."""
+        return str(cell)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A candidate explanation: the events, the state they lead to, and how badly it fits."""
+
+    events: tuple[Event, ...]
+    state: Any
+    mismatches: int
+
+
+@dataclass
+class Verdict:
+    """What the tracker concluded about one stable change.
+
+    Attributes
+    ----------
+    kind : str
+        ``"commit"`` (``events`` were applied), ``"nothing"`` (the change needs no event, e.g.
+        a piece lifted and put back), ``"ask"`` (the players must choose among ``options`` or
+        fix the cells), ``"illegal"`` (an illegal move: ``reason`` is the rules file's code).
+    events : list of Event
+    cells : list
+        Cells involved (for highlighting).
+    message : str
+        One sentence for the players.
+    reason : str or None
+    options : list of list of Event
+        The explanations the players must choose between (``ask``).
+    """
+
+    kind: str
+    events: list[Event] = field(default_factory=list)
+    cells: list = field(default_factory=list)
+    message: str = ""
+    reason: str | None = None
+    options: list[list[Event]] = field(default_factory=list)
+
+
+def mismatches(expected: Mapping[Slot, str], observed: Observation, before: Mapping[Slot, str],
+               watched: Iterable[Slot]) -> int:
+    """How many slots an expected table gets wrong.
+
+    ``observed`` slots count when their reading is sure and differs; every other slot in
+    ``watched`` must keep its label from ``before`` (the gate saw no change there).
+    """
+    bad = 0
+    for slot in watched:
+        want = expected.get(slot)
+        reading = observed.get(slot)
+        if reading is not None:
+            if reading.sure and reading.label != want:
+                bad += 1
+        elif want != before.get(slot):
+            bad += 1
+    return bad
+
+
+def search(game: Game, model: TableModel, state: Any, observed: Observation, changed: set[Cell],
+           max_depth: int = 6, beam: int = 24) -> list[Explanation]:
+    """Beam search for the sequences of visible legal events that best explain a change.
+
+    Parameters
+    ----------
+    game : Game
+    model : TableModel
+    state : object
+        The last committed state.
+    observed : dict slot -> Reading
+        Readings of the changed cells' slots.
+    changed : set
+        Cells the motion gate reported (changed or unsure).
+    max_depth : int
+        Longest sequence tried (6: a Forbidden Desert turn with a Time Throttle).
+    beam : int
+        Partial sequences kept per depth.
+
+    Returns
+    -------
+    list of Explanation
+        Every explanation with the fewest mismatches found, shortest first; empty when the
+        unchanged table already fits (nothing happened).
+    """
+    before = model.expected(state)
+    watched = list(before)
+    start = mismatches(before, observed, before, watched)
+    if start == 0:
+        return []
+    frontier = [Explanation((), state, start)]
+    best: list[Explanation] = []
+    best_score = start
+    seen = set()
+    for _depth in range(max_depth):
+        nxt = []
+        for node in frontier:
+            for ev in model.visible_events(node.state):
+                if not model.touched(node.state, ev) <= changed:
+                    continue
+                after = game.apply(node.state, ev)
+                if not after:
+                    continue
+                key = json.dumps(game.summary(after), sort_keys=True, default=str)
+                if key in seen:                      # the same position by another order of events
+                    continue
+                seen.add(key)
+                exp = model.expected(after)
+                cand = Explanation(node.events + (ev,), after, mismatches(exp, observed, before, watched))
+                nxt.append(cand)
+                if cand.mismatches < best_score:
+                    best, best_score = [cand], cand.mismatches
+                elif cand.mismatches == best_score and best_score < start:
+                    best.append(cand)
+        if not nxt or best_score == 0:
+            break
+        nxt.sort(key=lambda e: e.mismatches)
+        frontier = nxt[:beam]
+    return best if best_score < start else []
+
+
+class Tracker:
+    """Commits the events that explain each stable change, for one game in progress.
+
+    Parameters
+    ----------
+    game : Game
+    model : TableModel
+    state : object
+        The starting state (from the record header).
+    max_depth, beam : int
+        See :func:`search`.
+    """
+
+    def __init__(self, game: Game, model: TableModel, state: Any, max_depth: int = 6, beam: int = 24):
+        self.game, self.model, self.state = game, model, state
+        self.max_depth, self.beam = max_depth, beam
+        self.log: list[Event] = []
+
+    def apply_tablet(self, event: Event) -> Verdict:
+        """An event the camera cannot see (water, cards, a sea refusal), entered on the tablet."""
+        after = self.game.apply(self.state, event)
+        if not after:
+            return Verdict("illegal", [event], [], after.message, after.reason)
+        self.state = after
+        self.log.append(event)
+        return Verdict("commit", [event], [], "Entered on the tablet.")
+
+    def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
+        """Explain one stable change from the readings of its cells, and commit when sure.
+
+        Parameters
+        ----------
+        observed : dict slot -> Reading
+            The readings of every slot of the changed cells (see :meth:`TableModel.read`).
+        changed : iterable of cells
+            The cells the gate reported (changed and unsure).
+
+        Returns
+        -------
+        Verdict
+        """
+        changed = set(changed)
+        names = ", ".join(self.model.describe(c) for c in sorted(changed, key=str))
+        found = search(self.game, self.model, self.state, observed, changed, self.max_depth, self.beam)
+        unsure = sorted({self.model.cell_of(s) for s, r in observed.items() if not r.sure}, key=str)
+        if not found:
+            before = self.model.expected(self.state)
+            if mismatches(before, observed, before, list(before)) == 0:
+                return Verdict("nothing", [], sorted(changed, key=str), "The table is as it was.")
+            for guess in self.model.guesses(self.state, before, observed):
+                refusal = self.game.apply(self.state, guess)
+                if not refusal:
+                    return Verdict("illegal", [guess], sorted(self.model.touched(self.state, guess), key=str),
+                                   refusal.message, refusal.reason)
+            if unsure:
+                return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} "
+                                                  "clearly: please check those cells.")
+            return Verdict("ask", [], sorted(changed, key=str),
+                           f"No legal move explains the change at {names}: please put it back or enter the move.")
+        best = found[0]
+        rivals = [e for e in found[1:] if self.game.summary(e.state) != self.game.summary(best.state)]
+        if best.mismatches > 0 and unsure:
+            return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} clearly.",
+                           options=[list(e.events) for e in found[:4]])
+        if rivals:
+            return Verdict("ask", [], sorted(changed, key=str), f"Two moves fit what I see at {names}: which one was it?",
+                           options=[list(best.events)] + [list(e.events) for e in rivals[:3]])
+        if best.mismatches > 0:
+            return Verdict("ask", [], sorted(changed, key=str),
+                           f"The move at {names} does not fully match the table: please check it.",
+                           options=[list(best.events)])
+        self.state = best.state
+        self.log.extend(best.events)
+        return Verdict("commit", list(best.events), sorted(changed, key=str),
+                       f"{len(best.events)} event(s) at {names}.")
