@@ -79,9 +79,16 @@ class TableModel(ABC):
     def visible_events(self, state: Any) -> list[Event]:
         """Legal events that change the table (the rest come from the tablet)."""
 
-    @abstractmethod
-    def touched(self, state: Any, event: Event) -> set[Cell]:
-        """Cells whose look ``event`` may change, in ``state`` (before it)."""
+    def touched(self, state: Any, event: Event, game: Game | None = None) -> set[Cell]:
+        """Cells whose look ``event`` changes in ``state``: the cells of the slots whose expected
+        label differs after it (an illegal event touches the cells its parameters name, if the
+        game says so by overriding this)."""
+        if game is None:
+            return set()
+        after = game.apply(state, event)
+        if not after:
+            return set()
+        return diff_cells(self, self.expected(state), self.expected(after))
 
     def read(self, frame: np.ndarray, homography: np.ndarray, slots: Sequence[Slot]) -> dict[Slot, Reading]:
         """Read ``slots`` off a frame ``(H, W, 3) uint8`` BGR with the mat's homography (mm -> px)."""
@@ -123,6 +130,8 @@ class Verdict:
     reason : str or None
     options : list of list of Event
         The explanations the players must choose between (``ask``).
+    corrections : list of str
+        What to change on the table so it matches the committed state.
     """
 
     kind: str
@@ -131,6 +140,12 @@ class Verdict:
     message: str = ""
     reason: str | None = None
     options: list[list[Event]] = field(default_factory=list)
+    corrections: list[str] = field(default_factory=list)
+
+
+def diff_cells(model: TableModel, a: Mapping[Slot, str], b: Mapping[Slot, str]) -> set[Cell]:
+    """Cells of the slots whose labels differ between two expected tables."""
+    return {model.cell_of(s) for s in set(a) | set(b) if a.get(s) != b.get(s)}
 
 
 def mismatches(expected: Mapping[Slot, str], observed: Observation, before: Mapping[Slot, str],
@@ -189,17 +204,19 @@ def search(game: Game, model: TableModel, state: Any, observed: Observation, cha
     for _depth in range(max_depth):
         nxt = []
         for node in frontier:
+            node_exp = model.expected(node.state)
+            live = changed | diff_cells(model, before, node_exp)   # where a change may still go on
             for ev in model.visible_events(node.state):
-                if not model.touched(node.state, ev) <= changed:
-                    continue
                 after = game.apply(node.state, ev)
                 if not after:
                     continue
+                exp = model.expected(after)
+                if not diff_cells(model, node_exp, exp) & live:
+                    continue                          # unrelated to anything the gate saw change
                 key = json.dumps(game.summary(after), sort_keys=True, default=str)
                 if key in seen:                      # the same position by another order of events
                     continue
                 seen.add(key)
-                exp = model.expected(after)
                 cand = Explanation(node.events + (ev,), after, mismatches(exp, observed, before, watched))
                 nxt.append(cand)
                 if cand.mismatches < best_score:
@@ -265,15 +282,21 @@ class Tracker:
             for guess in self.model.guesses(self.state, before, observed):
                 refusal = self.game.apply(self.state, guess)
                 if not refusal:
-                    return Verdict("illegal", [guess], sorted(self.model.touched(self.state, guess), key=str),
-                                   refusal.message, refusal.reason)
+                    return Verdict("illegal", [guess], sorted(changed, key=str), refusal.message, refusal.reason)
             if unsure:
                 return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} "
                                                   "clearly: please check those cells.")
             return Verdict("ask", [], sorted(changed, key=str),
                            f"No legal move explains the change at {names}: please put it back or enter the move.")
-        best = found[0]
-        rivals = [e for e in found[1:] if self.game.summary(e.state) != self.game.summary(best.state)]
+        best = found[0]                              # the fewest events: a shorter story is likelier
+        if best.mismatches > 0:                      # nothing legal fits: an illegal move the readings name?
+            before = self.model.expected(self.state)
+            for guess in self.model.guesses(self.state, before, observed):
+                refusal = self.game.apply(self.state, guess)
+                if not refusal:
+                    return Verdict("illegal", [guess], sorted(changed, key=str), refusal.message, refusal.reason)
+        rivals = [e for e in found[1:] if len(e.events) == len(best.events)
+                  and self.game.summary(e.state) != self.game.summary(best.state)]
         if best.mismatches > 0 and unsure:
             return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} clearly.",
                            options=[list(e.events) for e in found[:4]])

@@ -1,0 +1,250 @@
+"""Forbidden Desert on the table: slots, what each state should look like, and corrections.
+
+Slots of cell ``(r, c)``:
+
+- ``("face", r, c)``: ``storm`` (the empty cell), a back class (``dune_back``, ``water_back``,
+  ``crash_site_back``) or, once excavated, the face (``well``, ``gear``, ``clue_engine_row``...);
+- ``("sand", r, c)``: ``none``, ``light`` (one marker) or ``dark`` (two or more: only the top
+  marker shows, so the count itself is kept by the engine);
+- ``("pawns", r, c)``: the pawn colours on the tile, sorted and joined by ``+`` (``""`` for none);
+- ``("parts", r, c)``: the placed parts on the tile, sorted, joined by ``+``;
+
+and ``("card",)``: the storm card face up in the mat's card place (``none`` before the first).
+
+Cells are named for people with a column letter and a row number, ``A1`` top-left (row 0,
+column 0) to ``E5``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from ..games.base import Event
+from ..games.forbidden_desert import legal
+from ..games.forbidden_desert.components import ADVENTURERS, ALL_CELLS, STORM_CARDS, face_of
+from ..games.forbidden_desert.state import State
+from .base import Cell, Observation, Slot, TableModel, Tracker, Verdict
+
+CARD: Slot = ("card",)
+CARD_CELL = ("card",)
+#: actions that show on the table (the others: water, peeks, reductions come from the tablet)
+VISIBLE_ACTIONS = ("move", "remove_sand", "excavate", "pick_up_part", "navigate", "end_turn")
+VISIBLE_CARDS = ("dune_blaster", "jet_pack")
+COLOUR = {a.id: a.colour for a in ADVENTURERS.values()}
+
+
+def cell_name(cell: Cell) -> str:
+    """``(1, 2)`` -> ``"C2"`` (column letter, row number); the card place is ``"the card place"``."""
+    if cell == CARD_CELL:
+        return "the card place"
+    r, c = cell
+    return f"{'ABCDE'[c]}{r + 1}"
+
+
+def sand_level(n: int) -> str:
+    """The look of ``n`` stacked sand markers: ``none``, ``light`` (1) or ``dark`` (2 or more)."""
+    return "none" if n == 0 else ("light" if n == 1 else "dark")
+
+
+class ForbiddenDesertTable(TableModel):
+    """The Forbidden Desert table (see the module docstring for the slots)."""
+
+    game = "forbidden-desert"
+    KINDS = ("face", "sand", "pawns", "parts")
+
+    def slots(self, cells: Iterable[Cell]) -> list[Slot]:
+        out: list[Slot] = []
+        for cell in cells:
+            if cell == CARD_CELL:
+                out.append(CARD)
+            else:
+                out.extend((kind, *cell) for kind in self.KINDS)
+        return out
+
+    def cell_of(self, slot: Slot) -> Cell:
+        return CARD_CELL if slot == CARD else (slot[1], slot[2])
+
+    def describe(self, cell: Cell) -> str:
+        return cell_name(cell)
+
+    def expected(self, state: State) -> dict[Slot, str]:
+        out: dict[Slot, str] = {}
+        for cell in ALL_CELLS:
+            slot = state.slot_at(cell)
+            if slot is None:
+                out[("face", *cell)] = "storm"
+                out[("sand", *cell)] = "none"
+                out[("pawns", *cell)] = ""
+                out[("parts", *cell)] = "+".join(sorted(state.parked))
+                continue
+            if state.excavated[slot]:
+                face = face_of(state.ident[slot])
+            else:
+                back = state.cfg.backs[slot]
+                face = "crash_site_back" if back == "crash_site" else back
+            out[("face", *cell)] = face
+            out[("sand", *cell)] = sand_level(state.sand[slot])
+            out[("pawns", *cell)] = "+".join(sorted(COLOUR[state.adventurer(s)] for s in state.seats_on(slot)))
+            out[("parts", *cell)] = "+".join(sorted(state.parts_on[slot]))
+        shown = (state.discard + state.set_aside)[-1:] if (state.discard or state.set_aside) else []
+        out[CARD] = shown[0] if shown else "none"
+        return out
+
+    def visible_events(self, state: State) -> list[Event]:
+        if state.result != "ongoing":
+            return []
+        if state.phase == "storm":
+            return legal.legal(state, legal.storm_candidates(state))
+        actions = [e for e in legal.legal(state, legal.action_candidates(state)) if e.type in VISIBLE_ACTIONS]
+        plays = [e for e in legal.legal(state, legal.free_candidates(state))
+                 if e.type == "play_equipment" and e["card"] in VISIBLE_CARDS]
+        return actions + plays
+
+    def guesses(self, state: State, before: Mapping[Slot, str], observed: Observation) -> list[Event]:
+        """Moves the readings suggest, legal or not: a pawn colour that appeared on a cell is a
+        ``move`` there by its seat (or, for another seat, the active player's ``navigate``); sand
+        gone from a neighbour is a ``remove_sand``; the active pawn's tile turned over an
+        ``excavate``."""
+        out: list[Event] = []
+        seat_of_colour = {COLOUR[a]: i for i, a in enumerate(state.cfg.players)}
+        for slot, reading in observed.items():
+            if not reading.sure:
+                continue
+            kind, cell = slot[0], self.cell_of(slot)
+            if kind == "pawns":
+                was = set(filter(None, before.get(slot, "").split("+")))
+                now = set(filter(None, reading.label.split("+")))
+                for colour in sorted(now - was):
+                    seat = seat_of_colour.get(colour)
+                    if seat is None:
+                        continue
+                    if seat == state.active:
+                        out.append(Event.make(seat, "move", to=cell))
+                    else:
+                        out.append(Event.make(state.active, "navigate", target=seat, to=cell))
+            elif kind == "sand" and reading.label != before.get(slot):
+                order = ("none", "light", "dark")
+                if order.index(reading.label) < order.index(before.get(slot, "none")):
+                    out.append(Event.make(state.active, "remove_sand", at=cell))
+            elif kind == "face" and reading.label != before.get(slot) and cell == state.cell_of_seat(state.active):
+                out.append(Event.make(state.active, "excavate", reveals=reading.label if reading.label in
+                                      ("well", "mirage", "tunnel", "gear", "launch_pad") else None))
+        return out
+
+
+def corrections(model: ForbiddenDesertTable, before: State, state: State, observed: Observation) -> list[str]:
+    """What to change on the table so that it matches the engine's state (after a storm card).
+
+    Parameters
+    ----------
+    before : State
+        The state the table showed before (tiles are followed by identity: the engine knows
+        which physical tile went where, even among twenty identical dune backs).
+    state : State
+        The committed state (the engine has resolved the card).
+    observed : dict slot -> Reading
+        Readings of the cells in question (or of the whole table).
+
+    Returns
+    -------
+    list of str
+        Sentences such as "slide the tile at B3 to C3", "add one sand to D2", "turn the sand on
+        D2 dark side up", "take the sand off A1", "put the blue pawn on C3"; empty when every
+        sure reading matches.
+    """
+    want = model.expected(state)
+    out: list[str] = []
+    wrong = {model.cell_of(s) for s, r in observed.items() if r.sure and r.label != want.get(s)}
+    # tiles the wind moved, nearest the new storm cell's old place first (the order to slide them)
+    moves = [(before.cell_of[s], state.cell_of[s]) for s in range(len(state.cell_of)) if before.cell_of[s] != state.cell_of[s]]
+    moves.sort(key=lambda m: abs(m[1][0] - before.storm[0]) + abs(m[1][1] - before.storm[1]))
+    chain = {c for m in moves for c in m}
+    slid = set()
+    if wrong & chain and any(want.get(("face", *c)) != observed[("face", *c)].label
+                             for c in chain if ("face", *c) in observed and observed[("face", *c)].sure):
+        for came_from, cell in moves:                # the tiles still lie where they were
+            out.append(f"slide the tile at {cell_name(came_from)} to {cell_name(cell)}")
+        slid = chain
+    for slot_key, reading in sorted(observed.items(), key=lambda kv: str(kv[0])):
+        cell = model.cell_of(slot_key)
+        if not reading.sure or cell in slid or reading.label == want.get(slot_key):
+            continue
+        kind, name, need, have = slot_key[0], cell_name(cell), want.get(slot_key, ""), reading.label
+        if kind == "sand":
+            if have == "none":
+                out.append(f"add {'one sand' if need == 'light' else 'sand, dark side up,'} to {name}")
+            elif need == "none":
+                out.append(f"take the sand off {name}")
+            elif need == "dark":
+                out.append(f"add one sand to {name} and turn the marker on {name} dark side up")
+            else:
+                out.append(f"turn the marker on {name} light side up (one marker)")
+        elif kind == "pawns":
+            have_set, need_set = set(filter(None, have.split("+"))), set(filter(None, need.split("+")))
+            out += [f"put the {c} pawn on {name}" for c in sorted(need_set - have_set)]
+            out += [f"take the {c} pawn off {name}" for c in sorted(have_set - need_set)]
+        elif kind == "face" and need != "storm":
+            out.append(f"{name} should show {need.replace('_', ' ')}")
+        elif kind == "face":
+            out.append(f"{name} is the storm: it must stay empty")
+        elif kind == "parts":
+            out.append(f"{name} should hold {need.replace('+', ' and ') or 'no part'}")
+    return out
+
+
+def table_matches(model: ForbiddenDesertTable, state: State, observed: Observation) -> bool:
+    """Every sure reading agrees with the engine's state."""
+    want = model.expected(state)
+    return all(want.get(s) == r.label for s, r in observed.items() if r.sure)
+
+
+__all__ = ["ForbiddenDesertTable", "ForbiddenDesertTracker", "corrections", "table_matches", "cell_name", "sand_level", "CARD", "CARD_CELL"]
+
+
+class ForbiddenDesertTracker(Tracker):
+    """The generic tracker plus the storm: a storm card laid on the card place is committed from
+    its reading alone (after the ``end_turn`` it implies), and the tracker then lists concrete
+    corrections until the table shows what the engine says the wind did (``awaiting``).
+
+    While ``awaiting`` is set, callers pass readings of the whole table, not only of the cells
+    that changed.
+    """
+
+    def __init__(self, game, state, max_depth: int = 6, beam: int = 24):
+        super().__init__(game, ForbiddenDesertTable(), state, max_depth, beam)
+        self.awaiting: State | None = None      # the state the table showed before the card
+
+    def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
+        """As :meth:`Tracker.explain`, plus storm cards and the corrections that follow them."""
+        changed = set(changed)
+        card = observed.get(CARD)
+        shown = self.model.expected(self.state)[CARD]
+        if card is not None and card.sure and card.label not in ("none", shown) and card.label in STORM_CARDS:
+            return self._storm_card(card.label, observed)
+        if self.awaiting is not None:
+            fixes = corrections(self.model, self.awaiting, self.state, observed)
+            if not fixes:
+                self.awaiting = None
+                return Verdict("nothing", [], sorted(changed, key=str), "The table matches the storm.")
+            return Verdict("ask", [], sorted(changed, key=str), "The table does not match the storm yet.",
+                           corrections=fixes)
+        return super().explain(observed, changed)
+
+    def _storm_card(self, card: str, observed: Observation) -> Verdict:
+        state, events = self.state, []
+        if state.phase == "actions":
+            events.append(Event.make(state.active, "end_turn"))
+        events.append(Event.make("storm", "storm_card", card=card))
+        before = state
+        for ev in events:
+            after = self.game.apply(state, ev)
+            if not after:
+                return Verdict("illegal", [ev], [CARD_CELL], after.message, after.reason)
+            state = after
+        self.state = state
+        self.log.extend(events)
+        self.awaiting = before
+        fixes = corrections(self.model, before, state, observed)
+        if not fixes:
+            self.awaiting = None
+        return Verdict("commit", events, [CARD_CELL], f"Storm card {card.replace('_', ' ')}.", corrections=fixes)

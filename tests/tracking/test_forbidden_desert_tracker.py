@@ -1,0 +1,216 @@
+"""The Forbidden Desert tracker on exact and on wrong readings (no camera): compound turns,
+storm cards with corrections, illegal moves, ambiguity and uncertainty (field reports F6, F7, F10)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.games import get_game
+from assistant.games.base import Event
+from assistant.games.forbidden_desert import legal
+from assistant.tracking.base import Reading, diff_cells
+from assistant.tracking.forbidden_desert import CARD_CELL, ForbiddenDesertTable, ForbiddenDesertTracker
+
+GAME = get_game("forbidden-desert")
+MODEL = ForbiddenDesertTable()
+BACKS = [["dune_back", "dune_back", "dune_back", "dune_back", "water_back"],
+         ["dune_back", "crash_site", "dune_back", "dune_back", "water_back"],
+         ["water_back", "dune_back", None, "dune_back", "dune_back"],
+         ["dune_back", "dune_back", "dune_back", "dune_back", "dune_back"],
+         ["dune_back", "dune_back", "dune_back", "dune_back", "dune_back"]]
+EQUIPMENT = ["jet_pack", "dune_blaster", "time_throttle", "jet_pack", "solar_shield", "terrascope", "dune_blaster",
+             "secret_water_reserve", "jet_pack", "terrascope", "solar_shield", "dune_blaster"]
+
+
+def start(position=None, players=("archeologist", "explorer", "navigator")):
+    deck = list(EQUIPMENT)
+    for hand in (position or {}).get("hands", []):
+        for card in hand:
+            deck.remove(card)
+    setup = {"players": list(players), "difficulty": "normal", "first_player": 0, "layout": BACKS,
+             "equipment_deck": deck}
+    if position:
+        setup["position"] = position
+    return GAME.new_state(setup, {})
+
+
+def play(state, *events):
+    for ev in events:
+        state = GAME.apply(state, ev)
+        assert state, state
+    return state
+
+
+def look(before, after, confidence=1.0):
+    """What a perfect camera reports after the table went from ``before`` to ``after``: the
+    cells that changed and the readings of their slots."""
+    a, b = MODEL.expected(before), MODEL.expected(after)
+    changed = diff_cells(MODEL, a, b)
+    observed = {s: Reading(b[s], confidence, 5.0) for s in MODEL.slots(changed)}
+    return observed, changed
+
+
+def table(state, confidence=1.0):
+    return {s: Reading(v, confidence, 5.0) for s, v in MODEL.expected(state).items()}
+
+
+def summary(state):
+    return json.dumps(GAME.summary(state), sort_keys=True)
+
+
+def test_a_single_move_is_committed():
+    s0 = start()
+    s1 = play(s0, Event.make(0, "move", to=(0, 1)))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(*look(s0, s1))
+    assert verdict.kind == "commit" and verdict.events == [Event.make(0, "move", to=(0, 1))]
+    assert summary(tracker.state) == summary(s1)
+
+
+def test_a_whole_turn_between_two_still_moments():
+    """F6: four actions seen only at the end (sand removed, a move, a dig that reveals a face)."""
+    s0 = start({"sand": [[0, 1, 1], [0, 2, 1]]})
+    s1 = play(s0, Event.make(0, "remove_sand", at=(0, 1)), Event.make(0, "move", to=(0, 1)),
+              Event.make(0, "excavate", reveals="gear"), Event.make(0, "remove_sand", at=(0, 2)))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(*look(s0, s1))
+    assert verdict.kind == "commit", verdict.message
+    assert summary(tracker.state) == summary(s1)
+    assert len(verdict.events) == 4
+
+
+def test_a_time_throttle_turn_of_six_actions():
+    """Six actions, each visible: four cells cleared around the crash site, a step, one more."""
+    s0 = start({"sand": [[0, 0, 1], [0, 1, 1], [1, 0, 1], [2, 1, 1], [1, 2, 1]], "hands": [["time_throttle"], [], []]})
+    s0 = play(s0, Event.make(0, "play_equipment", card="time_throttle"))
+    actions = [Event.make(0, "remove_sand", at=(0, 1)), Event.make(0, "remove_sand", at=(1, 0)),
+               Event.make(0, "remove_sand", at=(2, 1)), Event.make(0, "remove_sand", at=(1, 2)),
+               Event.make(0, "move", to=(0, 1)), Event.make(0, "remove_sand", at=(0, 0))]
+    s1 = play(s0, *actions)
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(*look(s0, s1))
+    assert verdict.kind == "commit", verdict.message
+    assert summary(tracker.state) == summary(s1)
+
+
+def test_a_storm_card_then_corrections_until_the_table_matches():
+    s0 = start()
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("wind_n_2")
+    verdict = tracker.explain(observed, [CARD_CELL])
+    assert verdict.kind == "commit" and [e.type for e in verdict.events] == ["end_turn", "storm_card"]
+    # tiles at C4 and C5 slid north into the storm (C3): the table has not moved yet
+    assert verdict.corrections[:2] == ["slide the tile at C4 to C3", "slide the tile at C5 to C4"]
+    after = tracker.state
+    half = table(after)
+    half[("sand", 2, 2)] = Reading("none")               # slid, but no sand added yet on C3
+    v2 = tracker.explain(half, [(2, 2)])
+    assert v2.kind == "ask" and v2.corrections == ["add one sand to C3"]
+    v3 = tracker.explain(table(after), [(2, 2)])
+    assert v3.kind == "nothing" and tracker.awaiting is None
+
+
+def test_a_wind_carried_out_wrongly_is_caught():
+    s0 = start()
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("wind_e_1")
+    tracker.explain(observed, [CARD_CELL])
+    # the players slid the tile from the north instead of the west
+    wrong = table(tracker.state)
+    wrong[("face", 2, 2)], wrong[("face", 2, 1)] = Reading("dune_back"), Reading("dune_back")
+    wrong[("sand", 2, 2)], wrong[("sand", 2, 1)] = Reading("light"), Reading("none")
+    wrong[("face", 1, 2)], wrong[("sand", 1, 2)] = Reading("storm"), Reading("none")
+    verdict = tracker.explain(wrong, [(1, 2), (2, 2), (2, 1)])
+    assert verdict.kind == "ask" and verdict.corrections
+
+
+def test_an_illegal_move_is_named_with_its_reason():
+    s0 = start({"sand": [[0, 1, 2]]})
+    blocked = MODEL.expected(s0)
+    observed = {s: Reading(blocked[s]) for s in MODEL.slots([(1, 1), (0, 1)])}
+    observed[("pawns", 0, 1)] = Reading("red")                  # the archeologist walked onto sand 2
+    observed[("pawns", 1, 1)] = Reading("green+yellow")
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(observed, [(0, 1), (1, 1)])
+    assert verdict.kind == "illegal" and verdict.reason == "target_blocked"
+    assert summary(tracker.state) == summary(s0)
+
+
+def test_two_explanations_that_fit_equally_are_asked():
+    """A pawn one step away by walking or by the Jet Pack: the table cannot tell; ask."""
+    s0 = start({"hands": [["jet_pack"], [], []]})
+    s1 = play(s0, Event.make(0, "move", to=(1, 2)))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(*look(s0, s1))
+    assert verdict.kind == "ask" and len(verdict.options) >= 2
+    assert summary(tracker.state) == summary(s0)
+
+
+def test_an_uncertain_reading_never_commits():
+    s0 = start()
+    s1 = play(s0, Event.make(0, "move", to=(0, 1)))
+    observed, changed = look(s0, s1)
+    observed[("pawns", 0, 1)] = Reading("blue", 0.3, 0.1)       # unsure and wrong
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind in ("ask", "commit")
+    if verdict.kind == "commit":                                  # decided by the sure readings alone
+        assert summary(tracker.state) == summary(s1)
+
+
+def test_a_single_misread_cell_never_corrupts_the_state():
+    """F10: one sure but wrong reading: the move is asked about or committed right, never wrong."""
+    s0 = start({"sand": [[0, 1, 1]]})
+    s1 = play(s0, Event.make(0, "remove_sand", at=(0, 1)), Event.make(0, "move", to=(0, 1)))
+    for slot in MODEL.slots([(0, 1), (1, 1)]):
+        observed, changed = look(s0, s1)
+        right = MODEL.expected(s1)[slot]
+        wrong = {"face": "water_back", "sand": "dark", "pawns": "white", "parts": "engine"}[slot[0]]
+        if wrong == right:
+            continue
+        observed[slot] = Reading(wrong)
+        tracker = ForbiddenDesertTracker(GAME, s0)
+        verdict = tracker.explain(observed, changed)
+        assert verdict.kind != "commit" or summary(tracker.state) == summary(s1), (slot, verdict)
+
+
+def test_a_hand_lifting_and_replacing_a_piece_changes_nothing():
+    s0 = start()
+    observed = {s: Reading(v) for s, v in MODEL.expected(s0).items() if MODEL.cell_of(s) == (3, 3)}
+    verdict = ForbiddenDesertTracker(GAME, s0).explain(observed, [(3, 3)])
+    assert verdict.kind == "nothing"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_turns_are_recovered_from_exact_readings(seed):
+    """Whole random turns of legal visible actions are explained exactly from the end table."""
+    import random
+
+    rng = random.Random(seed)
+    state = start({"sand": [[r, c, 1] for r, c in [(0, 0), (0, 2), (1, 3), (2, 0), (3, 1), (3, 3), (4, 2)]]})
+    tracker = ForbiddenDesertTracker(GAME, state)
+    for _turn in range(3):
+        before = tracker.state
+        cur = before
+        for _ in range(rng.randint(1, 4)):
+            options = [e for e in MODEL.visible_events(cur) if e.type not in ("end_turn",)]
+            if not options:
+                break
+            cur = play(cur, rng.choice(options))
+        observed, changed = look(before, cur)
+        if not changed:
+            continue
+        verdict = tracker.explain(observed, changed)
+        assert verdict.kind in ("commit", "ask"), verdict
+        if verdict.kind == "commit":
+            assert sorted(MODEL.expected(tracker.state).items()) == sorted(MODEL.expected(cur).items())
+        tracker.state = cur                      # the players confirm what happened
+        tracker.state = play(tracker.state, Event.make(tracker.state.active, "end_turn"))
+        while tracker.state.phase == "storm" and tracker.state.result == "ongoing":
+            tracker.state = play(tracker.state, rng.choice(legal.legal(tracker.state, legal.storm_candidates(tracker.state))))
+        if tracker.state.result != "ongoing":
+            break
