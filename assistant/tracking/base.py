@@ -47,6 +47,12 @@ class Reading:
     label: str
     confidence: float = 1.0
     margin: float = 10.0
+    #: other labels the evidence fits as well (e.g. "a red pawn left" or "a blue one came")
+    alternatives: tuple[str, ...] = ()
+
+    def fits(self, label: str | None) -> bool:
+        """Whether ``label`` agrees with this reading (its label or one of its alternatives)."""
+        return label == self.label or label in self.alternatives
 
     @property
     def sure(self) -> bool:
@@ -160,7 +166,7 @@ def mismatches(expected: Mapping[Slot, str], observed: Observation, before: Mapp
         want = expected.get(slot)
         reading = observed.get(slot)
         if reading is not None:
-            if reading.sure and reading.label != want:
+            if reading.sure and not reading.fits(want):
                 bad += 1
         elif want != before.get(slot):
             bad += 1

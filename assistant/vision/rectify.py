@@ -51,10 +51,15 @@ def rectify(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, px_per
                                borderMode=cv2.BORDER_CONSTANT)
 
 
-def _square_crop(frame: np.ndarray, homography: np.ndarray, centre: tuple[float, float], side_mm: float,
+def square_crop(frame: np.ndarray, homography: np.ndarray, centre: tuple[float, float], side_mm: float,
                  size: int, angle_deg: float = 0.0, aspect: float = 1.0) -> np.ndarray:
-    """A ``size``-pixel-wide crop of a ``side_mm`` (x ``side_mm * aspect``) rectangle centred on
-    ``centre`` and rotated by ``angle_deg``, warped straight from the frame."""
+    """A ``size``-pixel-wide crop of a ``side_mm`` (x ``side_mm * aspect``) rectangle of the mat
+    centred on ``centre`` (mm) and rotated by ``angle_deg``, warped straight from the frame.
+
+    Returns
+    -------
+    (round(size * aspect), size[, 3]) uint8
+    """
     c, s = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
     half_w, half_h = side_mm / 2, side_mm * aspect / 2
     height = max(1, int(round(size * aspect)))
@@ -89,7 +94,7 @@ def cell_crop(frame: np.ndarray, homography: np.ndarray, cell: Cell, size: int =
     """
     poly = np.asarray(cell.polygon_mm)
     side = float(max(np.ptp(poly[:, 0]), np.ptp(poly[:, 1]))) * (1.0 - 2 * inset)
-    return _square_crop(frame, homography, cell.center_mm, side, size)
+    return square_crop(frame, homography, cell.center_mm, side, size)
 
 
 def cell_crops(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, size: int = 64,
@@ -108,7 +113,7 @@ def edge_crop(frame: np.ndarray, homography: np.ndarray, edge: Edge, pitch_mm: f
     -------
     (size // 2, size[, 3]) uint8
     """
-    return _square_crop(frame, homography, edge.midpoint_mm, pitch_mm, size, edge.angle_deg, aspect=0.5)
+    return square_crop(frame, homography, edge.midpoint_mm, pitch_mm, size, edge.angle_deg, aspect=0.5)
 
 
 def pose_from_homography(homography: np.ndarray, camera_matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

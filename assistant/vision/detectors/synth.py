@@ -1,0 +1,169 @@
+"""Synthetic Forbidden Desert table views with their truth, for teaching and for measuring.
+
+Each view is a random table (random faces and backs on random cells around a random storm
+cell, sand stacks, pawns, parts and a storm card) seen by a random camera under a random light,
+rendered by :mod:`assistant.vision.render`. Three condition sets:
+
+- ``train``: daylight, cool ceiling light, warm lamp, point light, white balance 3000-7500 K,
+  mild blur and noise;
+- ``normal`` (measuring): daylight and cool ceiling light, light noise;
+- ``stress`` (measuring): a warm lamp with glare, a dim room, defocus, and a strong colour cast.
+
+Measuring sets use other seeds than teaching; the same seed gives the same views.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Iterator
+
+import numpy as np
+
+from ...games.forbidden_desert.components import TILE_IDS
+from ..mats import mat_layout
+from ..render.art import size_mm
+from ..render.camera import look_at_mat
+from ..render.desert import ProceduralArt, pawn_piece, sand_pieces, storm_card_piece, tile_piece
+from ..render.lighting import COOL_CEILING, DAYLIGHT, POINT_LIGHT, WARM_LAMP
+from ..render.renderer import CameraSettings, Renderer
+from ..render.scene import FlatPiece, Scene
+
+NO_DIST = (0.0, 0.0, 0.0, 0.0, 0.0)
+ADVENTURERS = ("archeologist", "climber", "explorer", "meteorologist", "navigator", "water_carrier")
+CARDS = tuple(f"wind_{d}_{k}" for d in "nesw" for k in (1, 2, 3)) + ("sun_beats_down", "storm_picks_up")
+PART_NAMES = ("propeller", "solar_crystal", "engine", "navigation_deck")
+
+
+def random_scene(rng: random.Random, images, layout=None) -> Scene:
+    """A random table: every face and back appears often enough to be learnt."""
+    layout = layout or mat_layout("forbidden-desert")
+    cells = [c.key for c in layout.cells]
+    storm = rng.choice(cells)
+    pieces: list = []
+    order = list(TILE_IDS)
+    rng.shuffle(order)
+    for cell, tid in zip([c for c in cells if c != storm], order):
+        face_up = rng.random() < 0.55
+        pieces.append(tile_piece(layout, cell, tid, face_up, images, angle_deg=rng.uniform(-4, 4)))
+        roll = rng.random()
+        count = 0 if roll < 0.45 else (1 if roll < 0.72 else rng.randint(2, 3))
+        if count:
+            pieces.extend(sand_pieces(layout, cell, count, ProceduralArt()))
+    used = {}
+    for adventurer in ADVENTURERS:
+        if rng.random() < 0.6:
+            cell = rng.choice([c for c in cells if c != storm])
+            slot = used.get(cell, 0)
+            used[cell] = slot + 1
+            pieces.append(pawn_piece(adventurer, layout, cell, slot))
+    for part in PART_NAMES:
+        if rng.random() < 0.35:
+            cell = rng.choice([c for c in cells if c != storm])
+            cx, cy = layout.cell(cell).center_mm
+            label = f"part:{part}"
+            pieces.append(FlatPiece(f"part:{part}", label, ProceduralArt().load(label), (cx + 14.0, cy - 14.0), size_mm(label),
+                                    rng.uniform(0, 360), "part", 2))
+    if rng.random() < 0.85:
+        pieces.append(storm_card_piece(layout, rng.choice(CARDS), images))
+    return Scene(layout).place(*pieces)
+
+
+def _conditions(rng: random.Random, which: str):
+    if which == "train":
+        light = rng.choice((DAYLIGHT, COOL_CEILING, WARM_LAMP, POINT_LIGHT))
+        light = replace(light, camera_kelvin=rng.uniform(3000, 7500)) if rng.random() < 0.4 else light
+        settings = CameraSettings(noise_sigma=rng.uniform(0.5, 3.0), defocus_px=rng.choice((0.0, 0.0, 1.0, 1.8)),
+                                  jpeg_quality=rng.choice((None, 85, 70)))
+    elif which == "normal":
+        light = rng.choice((DAYLIGHT, COOL_CEILING))
+        settings = CameraSettings(noise_sigma=rng.uniform(0.5, 1.5), jpeg_quality=90)
+    elif which == "stress":
+        kind = rng.choice(("glare", "dim", "blur", "cast"))
+        if kind == "glare":
+            light, settings = WARM_LAMP, CameraSettings(noise_sigma=2.0, jpeg_quality=85)
+        elif kind == "dim":
+            light = replace(DAYLIGHT, name="dim", ambient=0.35)
+            settings = CameraSettings(noise_sigma=3.0, auto_exposure=True, jpeg_quality=85)
+        elif kind == "blur":
+            light, settings = DAYLIGHT, CameraSettings(noise_sigma=1.5, defocus_px=2.5, jpeg_quality=85)
+        else:
+            light = replace(COOL_CEILING, name="cast", camera_kelvin=rng.choice((2600.0, 9000.0)), wb_strength=1.0)
+            settings = CameraSettings(noise_sigma=1.5, jpeg_quality=85)
+    else:
+        raise ValueError(f"unknown condition set {which!r}")
+    return light, settings
+
+
+def views(seed: int, count: int, which: str = "train", images=None, size=(1280, 720),
+          cameras: int = 4) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, Scene]]:
+    """Rendered views ``(frame, homography, camera_matrix, scene)``.
+
+    Parameters
+    ----------
+    seed : int
+    count : int
+        Number of views.
+    which : str
+        ``train``, ``normal`` or ``stress`` (see the module docstring).
+    images : picture source, optional
+        ``ProceduralArt()`` (own art, default) or :class:`~..render.photos.ComponentImages`.
+    size : (width, height)
+    cameras : int
+        Distinct camera poses (rendering maps are built once per pose).
+
+    Yields
+    ------
+    (frame (H, W, 3) uint8, homography (3, 3) mm -> px, camera_matrix (3, 3), scene)
+    """
+    rng = random.Random(seed)
+    images = images or ProceduralArt()
+    layout = mat_layout("forbidden-desert")
+    poses = []
+    for _ in range(cameras):
+        cam = look_at_mat(layout.outline_mm(), size, rng.uniform(50, 62), rng.uniform(5, 30), rng.uniform(0, 360),
+                          rng.uniform(-25, 25), dist=NO_DIST)
+        poses.append((cam, Renderer(cam)))
+    for i in range(count):
+        cam, renderer = poses[i % len(poses)]
+        scene = random_scene(rng, images, layout)
+        light, settings = _conditions(rng, which)
+        frame = renderer.render(scene, lighting=light, settings=settings, seed=seed * 7919 + i).image
+        yield frame, cam.homography(), cam.K, scene
+
+
+
+def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1280, 720)) -> Iterator[tuple]:
+    """Rendered pawn moves for the blob-colour model: ``(before crop, after crop, colour that
+    came or None, colour that left or None, cell, scene before, scene after)`` for the source
+    and the target cell of ``count`` random moves (see :func:`~.forbidden_desert.pawn_crop`)."""
+    from ..render.desert import move_pawn
+    from .forbidden_desert import _colour, pawn_crop
+
+    rng = random.Random(seed)
+    images = images or ProceduralArt()
+    layout = mat_layout("forbidden-desert")
+    cams = [look_at_mat(layout.outline_mm(), size, rng.uniform(50, 62), rng.uniform(5, 30), rng.uniform(0, 360),
+                        rng.uniform(-25, 25), dist=NO_DIST) for _ in range(4)]
+    renderers = [Renderer(c) for c in cams]
+    done = 0
+    while done < count:
+        scene = random_scene(rng, images, layout)
+        if not scene.talls:
+            continue
+        pawn = rng.choice(list(scene.talls))
+        src = scene.cell_of(pawn.center_mm)
+        dst = rng.choice([c.key for c in layout.cells if c.key != src and scene.contents()[c.key].label != "empty"])
+        after = scene
+        for action in move_pawn(scene, pawn.label.split(":", 1)[1], dst, slot=rng.randint(0, 3)):
+            after = action.apply(after)
+        k = done % len(cams)
+        light, settings = _conditions(rng, which)
+        f0 = renderers[k].render(scene, lighting=light, settings=settings, seed=seed * 31 + 2 * done).image
+        f1 = renderers[k].render(after, lighting=light, settings=settings, seed=seed * 31 + 2 * done + 1).image
+        h, cam_k = cams[k].homography(), cams[k].K
+        colour = _colour(pawn.label)
+        for cell, came, went in ((src, None, colour), (dst, colour, None)):
+            yield (pawn_crop(f0, h, cam_k, layout.cell(cell)), pawn_crop(f1, h, cam_k, layout.cell(cell)), came, went,
+                   cell, scene, after)
+        done += 1
