@@ -35,6 +35,10 @@ from ..games.base import Event, Game
 Slot = tuple
 Cell = Hashable
 
+#: what fitting a reading's alternative (not its best label) costs an explanation
+ALTERNATIVE_COST = 0.3
+#: an explanation this close to the table is committed (at most one alternative used)
+COMMIT_BELOW = 0.5
 #: a reading below this confidence, or with a margin below MIN_MARGIN, does not decide anything
 MIN_CONFIDENCE = 0.6
 MIN_MARGIN = 0.5
@@ -115,7 +119,7 @@ class Explanation:
 
     events: tuple[Event, ...]
     state: Any
-    mismatches: int
+    mismatches: float
 
 
 @dataclass
@@ -155,21 +159,23 @@ def diff_cells(model: TableModel, a: Mapping[Slot, str], b: Mapping[Slot, str]) 
 
 
 def mismatches(expected: Mapping[Slot, str], observed: Observation, before: Mapping[Slot, str],
-               watched: Iterable[Slot]) -> int:
+               watched: Iterable[Slot], strict: bool = False) -> float:
     """How many slots an expected table gets wrong.
 
-    ``observed`` slots count when their reading is sure and differs; every other slot in
-    ``watched`` must keep its label from ``before`` (the gate saw no change there).
+    A sure reading costs 1 when the expected label is neither its label nor (unless ``strict``)
+    one of its alternatives, ``ALTERNATIVE_COST`` when it is an alternative; every other slot
+    in ``watched`` must keep its label from ``before`` (the gate saw no change there).
     """
-    bad = 0
+    bad = 0.0
     for slot in watched:
         want = expected.get(slot)
         reading = observed.get(slot)
         if reading is not None:
-            if reading.sure and not reading.fits(want):
-                bad += 1
+            if not reading.sure or reading.label == want:
+                continue
+            bad += 1.0 if strict or want not in reading.alternatives else ALTERNATIVE_COST
         elif want != before.get(slot):
-            bad += 1
+            bad += 1.0
     return bad
 
 
@@ -200,9 +206,9 @@ def search(game: Game, model: TableModel, state: Any, observed: Observation, cha
     """
     before = model.expected(state)
     watched = list(before)
+    if mismatches(before, observed, before, watched, strict=True) == 0:
+        return []                                    # the best reading of every slot is as before
     start = mismatches(before, observed, before, watched)
-    if start == 0:
-        return []
     frontier = [Explanation((), state, start)]
     best: list[Explanation] = []
     best_score = start
@@ -225,15 +231,17 @@ def search(game: Game, model: TableModel, state: Any, observed: Observation, cha
                 seen.add(key)
                 cand = Explanation(node.events + (ev,), after, mismatches(exp, observed, before, watched))
                 nxt.append(cand)
-                if cand.mismatches < best_score:
-                    best, best_score = [cand], cand.mismatches
-                elif cand.mismatches == best_score and best_score < start:
+                if cand.mismatches < best_score - 1e-9:
+                    best = [e for e in best if e.mismatches < cand.mismatches + 0.5] + [cand]
+                    best_score = cand.mismatches
+                elif cand.mismatches < best_score + 0.5 and cand.mismatches < start:
                     best.append(cand)
-        if not nxt or best_score == 0:
+        if not nxt or best_score < 1e-9:
             break
         nxt.sort(key=lambda e: e.mismatches)
         frontier = nxt[:beam]
-    return best if best_score < start else []
+    best.sort(key=lambda e: (e.mismatches, len(e.events)))
+    return best if best_score < start or (best and best_score < 1e-9) else []
 
 
 class Tracker:
@@ -283,7 +291,7 @@ class Tracker:
         unsure = sorted({self.model.cell_of(s) for s, r in observed.items() if not r.sure}, key=str)
         if not found:
             before = self.model.expected(self.state)
-            if mismatches(before, observed, before, list(before)) == 0:
+            if mismatches(before, observed, before, list(before), strict=True) == 0:
                 return Verdict("nothing", [], sorted(changed, key=str), "The table is as it was.")
             for guess in self.model.guesses(self.state, before, observed):
                 refusal = self.game.apply(self.state, guess)
@@ -294,22 +302,23 @@ class Tracker:
                                                   "clearly: please check those cells.")
             return Verdict("ask", [], sorted(changed, key=str),
                            f"No legal move explains the change at {names}: please put it back or enter the move.")
-        best = found[0]                              # the fewest events: a shorter story is likelier
-        if best.mismatches > 0:                      # nothing legal fits: an illegal move the readings name?
+        found.sort(key=lambda e: (e.mismatches, len(e.events)))
+        best = found[0]                              # the closest fit, then the fewest events
+        if best.mismatches >= 1:                     # nothing legal fits: an illegal move the readings name?
             before = self.model.expected(self.state)
             for guess in self.model.guesses(self.state, before, observed):
                 refusal = self.game.apply(self.state, guess)
                 if not refusal:
                     return Verdict("illegal", [guess], sorted(changed, key=str), refusal.message, refusal.reason)
-        rivals = [e for e in found[1:] if len(e.events) == len(best.events)
+        rivals = [e for e in found[1:] if len(e.events) == len(best.events) and e.mismatches - best.mismatches < 0.1
                   and self.game.summary(e.state) != self.game.summary(best.state)]
-        if best.mismatches > 0 and unsure:
+        if best.mismatches >= COMMIT_BELOW and unsure:
             return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} clearly.",
                            options=[list(e.events) for e in found[:4]])
         if rivals:
             return Verdict("ask", [], sorted(changed, key=str), f"Two moves fit what I see at {names}: which one was it?",
                            options=[list(best.events)] + [list(e.events) for e in rivals[:3]])
-        if best.mismatches > 0:
+        if best.mismatches >= COMMIT_BELOW:
             return Verdict("ask", [], sorted(changed, key=str),
                            f"The move at {names} does not fully match the table: please check it.",
                            options=[list(best.events)])

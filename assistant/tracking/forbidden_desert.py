@@ -94,7 +94,7 @@ class ForbiddenDesertTable(TableModel):
         if state.result != "ongoing":
             return []
         if state.phase == "storm":
-            return legal.legal(state, legal.storm_candidates(state))
+            return []                       # storm cards are read off the card place (ForbiddenDesertTracker)
         actions = [e for e in legal.legal(state, legal.action_candidates(state)) if e.type in VISIBLE_ACTIONS]
         plays = [e for e in legal.legal(state, legal.free_candidates(state))
                  if e.type == "play_equipment" and e["card"] in VISIBLE_CARDS]
@@ -245,6 +245,6 @@ class ForbiddenDesertTracker(Tracker):
         self.log.extend(events)
         self.awaiting = before
         fixes = corrections(self.model, before, state, observed)
-        if not fixes:
-            self.awaiting = None
+        if not fixes and set(self.model.expected(state)) <= set(observed):
+            self.awaiting = None                 # the whole table was read and already matches
         return Verdict("commit", events, [CARD_CELL], f"Storm card {card.replace('_', ' ')}.", corrections=fixes)

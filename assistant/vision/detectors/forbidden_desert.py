@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
@@ -28,7 +29,7 @@ import cv2
 import numpy as np
 
 from ...tracking.base import Reading, Slot
-from ..classify import CellClassifier, _confidence, _label_scores, _whitened, cell_features, fit_classifier, load, save
+from ..classify import CellClassifier, _label_scores, _whitened, cell_features, fit_classifier, load, save
 from ..mats import MatLayout, mat_layout
 from ..rectify import cell_crop, square_crop
 
@@ -36,6 +37,7 @@ CROP = 64
 SAND_SIDE_MM = 34.0
 PAWN_HEIGHT_MM = 32.0
 COLOURS = ("red", "black", "green", "white", "yellow", "blue")
+PAWN_COLOURS = COLOURS
 ADVENTURER_OF = {"red": "archeologist", "black": "climber", "green": "explorer", "white": "meteorologist",
                  "yellow": "navigator", "blue": "water_carrier"}
 PARTS = ("engine", "navigation_deck", "propeller", "solar_crystal")
@@ -159,11 +161,14 @@ def _fit(feats: np.ndarray, labels: list[str], name: str) -> CellClassifier:
 
 
 def _predict(model: CellClassifier, feats: np.ndarray) -> list[Reading]:
+    """Readings for feature rows; the confidence is the softmax share of the top label among
+    the labels (no "none of these": every crop here is one of the taught slot contents)."""
     scores = _label_scores(model, _whitened(model, feats))
     order = np.argsort(-scores, axis=1)
     top, second = order[:, 0], order[:, 1]
     rows = np.arange(len(feats))
-    conf = _confidence(scores, top, model.temperature, model.reject_score)
+    z = (scores - scores[rows, top][:, None]) / max(model.temperature, 1e-3)
+    conf = 1.0 / np.exp(z).sum(axis=1)
     margin = scores[rows, top] - scores[rows, second]
     return [Reading(model.labels[t], float(c), float(m)) for t, c, m in zip(top, conf, margin)]
 
@@ -241,7 +246,7 @@ class FDDetector:
             for key, now in crops.tall.items():
                 then = pawn_crop(ref_frame, ref_h, camera_matrix, self.layout.cell(key))
                 out[("pawns", *key)] = pawn_reading(set(ref_pawns.get(key, ())),
-                                                    *pawn_changes(self.pawn_colour, then, now))
+                                                    pawn_changes(self.pawn_colour, then, now))
         return out
 
     def save(self, folder: str | Path) -> Path:
@@ -383,58 +388,62 @@ def change_blobs(before: np.ndarray, after: np.ndarray, threshold: float = 40.0)
     return out
 
 
-def pawn_changes(model: CellClassifier, before: np.ndarray, after: np.ndarray) -> tuple[dict, dict]:
-    """Pawns that may have arrived and left between two crops of one cell.
+def pawn_changes(model: CellClassifier, before: np.ndarray, after: np.ndarray) -> list[tuple]:
+    """What each change blob between two crops of one cell may mean.
 
-    Each change blob is read on both sides by the taught blob-colour model (labels: the pawn
-    colours and ``none``); a pawn colour after is a possible arrival, before a possible
-    departure, with the model's confidence as strength.
+    Each blob is read on both sides by the taught blob-colour model (labels: the pawn colours
+    and ``none``): the pawn colour seen after may have arrived, the one seen before may have
+    left; one of the two happened.
 
     Returns
     -------
-    (arrived, left) : dict colour -> strength in 0..1
+    list of ((colour or None, strength), (colour or None, strength))
+        Per blob: (what may have come, what may have gone).
     """
-    arrived: dict[str, float] = {}
-    left: dict[str, float] = {}
     blobs = change_blobs(before, after)
     if not blobs:
-        return arrived, left
-    feats = np.stack([blob_features(p) for pair in blobs for p in pair])
-    readings = _predict(model, feats)
+        return []
+    readings = _predict(model, np.stack([blob_features(p) for pair in blobs for p in pair]))
+    out = []
     for i in range(len(blobs)):
         was, now = readings[2 * i], readings[2 * i + 1]
-        if now.label != NOT_A_PAWN and now.label != was.label:
-            arrived[now.label] = max(arrived.get(now.label, 0.0), now.confidence)
-        if was.label != NOT_A_PAWN and was.label != now.label:
-            left[was.label] = max(left.get(was.label, 0.0), was.confidence)
-    return arrived, left
+        if was.label == now.label:
+            continue
+        came = (now.label, now.confidence) if now.label != NOT_A_PAWN else (None, 0.0)
+        went = (was.label, was.confidence) if was.label != NOT_A_PAWN else (None, 0.0)
+        out.append((came, went))
+    return out
 
 
-def pawn_reading(before: set[str], arrived: Mapping[str, float], left: Mapping[str, float]) -> Reading:
-    """The pawns now on a cell, from those before and the changes seen.
+def pawn_reading(before: set[str], blobs: list[tuple]) -> Reading:
+    """The pawns now on a cell, from those before and the change blobs (:func:`pawn_changes`).
 
-    A blob that shows a pawn colour after and another colour before is either that pawn
-    arriving or the other leaving (a tile's painting under a pawn can look like a pawn):
-    only pawns that were there can leave, only others can come. Every consistent set is kept:
-    the most likely as ``label``, the rest as ``alternatives``, for the tracker to decide with
-    the other cells' evidence (a pawn that leaves one cell arrives at another).
+    Every blob is one pawn that came or one that went (a tile's painting under a pawn can look
+    like a pawn, so either reading of a blob may be the true one), or neither (a sand marker or
+    a turned tile changed there); only pawns that were there can go and only others can come.
+    Each consistent combination is a possible set: the most likely is the ``label``, the others
+    are ``alternatives``, for the tracker to decide with the other cells' evidence (a pawn that
+    leaves one cell arrives at another).
     """
-    comes = {c: s for c, s in arrived.items() if c not in before}
-    goes = {c: s for c, s in left.items() if c in before}
-    colours = sorted(set(comes) | set(goes))
-    if not colours:
+    choices = []
+    for (came, s_came), (went, s_went) in blobs:
+        if not (came and came not in before) and not (went and went in before):
+            continue
+        opts = [("", None, 0.0)]                       # neither: sand or a tile's painting changed
+        # any pawn may be the one that came or went (colours are easy to misread); the colour
+        # read ranks the options
+        opts += [("+", c, s_came if c == came else 0.05) for c in PAWN_COLOURS if c not in before]
+        opts += [("-", c, s_went if c == went else 0.05) for c in sorted(before)]
+        choices.append(opts)
+    if not choices:
         return Reading("+".join(sorted(before)), 1.0, 10.0)
     options: dict[str, float] = {}
-    for mask in range(1 << len(colours)):
+    for combo in product(*choices):
         now, score = set(before), 0.0
-        for i, c in enumerate(colours):
-            if mask >> i & 1:
-                if c in comes:
-                    now.add(c)
-                    score += comes[c]
-                if c in goes:
-                    now.discard(c)
-                    score += goes[c]
+        for sign, colour, strength in combo:
+            if sign:
+                (now.add if sign == "+" else now.discard)(colour)
+            score += strength
         label = "+".join(sorted(now))
         options[label] = max(options.get(label, -1.0), score)
     ranked = sorted(options, key=lambda k: -options[k])
@@ -458,7 +467,7 @@ def teach_pawn_colours(pairs: Iterator) -> CellClassifier:
     for before, after, came, went in pairs:
         blobs = change_blobs(before, after)
         for k, (was, now) in enumerate(blobs):
-            main = k == 0
+            main = k == 0                             # the largest blob is the pawn (if one moved)
             feats += [blob_features(was), blob_features(now)]
             labels += [(went if main and went else NOT_A_PAWN), (came if main and came else NOT_A_PAWN)]
     return _fit(np.stack(feats), labels, "pawn-colour")

@@ -167,3 +167,32 @@ def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1
             yield (pawn_crop(f0, h, cam_k, layout.cell(cell)), pawn_crop(f1, h, cam_k, layout.cell(cell)), came, went,
                    cell, scene, after)
         done += 1
+
+
+def other_changes(seed: int, count: int, which: str = "train", images=None, size=(1280, 720)) -> Iterator[tuple]:
+    """Changes that are not a pawn moving (sand laid or taken, a tile turned over) on cells with
+    and without pawns: ``(before crop, after crop, None, None)`` for the blob-colour model's
+    ``none`` examples (a sand marker's colour must not pass for a pawn)."""
+    from ..render.desert import excavate, set_sand
+    from .forbidden_desert import pawn_crop
+
+    rng = random.Random(seed)
+    images = images or ProceduralArt()
+    layout = mat_layout("forbidden-desert")
+    cams = [look_at_mat(layout.outline_mm(), size, rng.uniform(50, 62), rng.uniform(5, 30), rng.uniform(0, 360),
+                        rng.uniform(-25, 25), dist=NO_DIST) for _ in range(3)]
+    renderers = [Renderer(c) for c in cams]
+    for i in range(count):
+        scene = random_scene(rng, images, layout)
+        cells = [k for k, v in scene.contents().items() if v.label != "empty"]
+        cell = rng.choice(cells)
+        actions = set_sand(scene, cell, rng.choice((0, 1, 2))) if rng.random() < 0.7 else excavate(scene, cell, images)
+        after = scene
+        for a in actions:
+            after = a.apply(after)
+        k = i % len(cams)
+        light, settings = _conditions(rng, which)
+        f0 = renderers[k].render(scene, lighting=light, settings=settings, seed=seed * 17 + 2 * i).image
+        f1 = renderers[k].render(after, lighting=light, settings=settings, seed=seed * 17 + 2 * i + 1).image
+        h, cam_k = cams[k].homography(), cams[k].K
+        yield pawn_crop(f0, h, cam_k, layout.cell(cell)), pawn_crop(f1, h, cam_k, layout.cell(cell)), None, None

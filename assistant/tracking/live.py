@@ -1,0 +1,82 @@
+"""The live loop for Forbidden Desert: frames -> motion gate -> readings of the changed cells ->
+tracker verdicts. (The other games plug their detectors into the same loop shape.)
+
+Pawns are read from what changed since the last committed still frame, so the loop keeps that
+frame, its homography and the pawns the engine put on each cell then. Cells that changed
+without a committed explanation stay *pending* and are read again with every later change,
+so an unresolved change is never forgotten.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..vision.pipeline import BoardWatcher, WatchOutput
+from .base import Verdict
+from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker
+
+
+@dataclass
+class Step:
+    """What one frame produced: the idle-path output and, after a stable change, a verdict."""
+
+    watch: WatchOutput
+    verdict: Verdict | None = None
+    cells: list = field(default_factory=list)
+
+
+class LiveDesert:
+    """Forbidden Desert from frames to verdicts.
+
+    Parameters
+    ----------
+    detector : FDDetector
+    tracker : ForbiddenDesertTracker
+    fps : float
+    camera_matrix : (3, 3)
+        Intrinsics of the (undistorted) frames.
+    undistort : callable, optional
+    """
+
+    def __init__(self, detector, tracker: ForbiddenDesertTracker, fps: float, camera_matrix: np.ndarray,
+                 undistort=None):
+        self.detector, self.tracker = detector, tracker
+        self.watcher = BoardWatcher(detector.layout, fps, undistort=undistort)
+        self.camera_matrix = np.asarray(camera_matrix, np.float64)
+        self.undistort = undistort
+        self.reference: tuple | None = None
+        self.pending: set = set()
+
+    def _pawns(self) -> dict:
+        out = {}
+        for slot, label in self.tracker.model.expected(self.tracker.state).items():
+            if slot[0] == "pawns":
+                out[(slot[1], slot[2])] = set(filter(None, label.split("+")))
+        return out
+
+    def process(self, image: np.ndarray, index: int, t: float) -> Step:
+        """Run one frame ``(H, W, 3) uint8`` BGR; a verdict comes after each stable change."""
+        frame = self.undistort(image) if self.undistort is not None else image
+        out = self.watcher.process(image, index, t)
+        if out.track.ok and self.reference is None and out.status == "still":
+            self.reference = (frame.copy(), out.track.homography, self._pawns())
+        event = out.gate.event if out.gate else None
+        if event is None or not out.track.ok:
+            return Step(out)
+        cells = set(event.changed) | set(event.unsure) | self.pending
+        if self.tracker.awaiting is not None:
+            slots = None                               # after a storm card: read the whole table
+        else:
+            slots = self.tracker.model.slots(cells)
+        readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference)
+        verdict = self.tracker.explain(readings, cells)
+        if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
+            self.reference = (frame.copy(), out.track.homography, self._pawns())
+            self.pending = set()
+        elif verdict.kind == "commit":                   # a storm card: the slides are still to come
+            self.pending = set()
+        else:
+            self.pending = cells - {CARD_CELL}
+        return Step(out, verdict, sorted(cells, key=str))
