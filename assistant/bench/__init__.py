@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 
 #: benchmark name -> module with a ``run(seconds, seed) -> int`` function
-BENCHMARKS = {"rules": "assistant.bench.rules", "vision": "assistant.bench.vision"}
+BENCHMARKS = {"rules": "assistant.bench.rules", "vision": "assistant.bench.vision", "detect": "assistant.bench.detect"}
 
 
 def run_bench(what: str, seconds: float = 5.0, seed: int = 1) -> int:

@@ -26,6 +26,9 @@ from ..games.forbidden_desert.state import State
 from .base import Cell, Observation, Slot, TableModel, Tracker, Verdict
 
 CARD: Slot = ("card",)
+#: a storm card is committed from its reading only this sure (no later table check catches a
+#: misread Sun Beats Down or Storm Picks Up)
+CARD_CONFIDENCE, CARD_MARGIN = 0.95, 3.0
 CARD_CELL = ("card",)
 #: actions that show on the table (the others: water, peeks, reductions come from the tablet)
 VISIBLE_ACTIONS = ("move", "remove_sand", "excavate", "pick_up_part", "navigate", "end_turn")
@@ -108,8 +111,8 @@ class ForbiddenDesertTable(TableModel):
         out: list[Event] = []
         seat_of_colour = {COLOUR[a]: i for i, a in enumerate(state.cfg.players)}
         for slot, reading in observed.items():
-            if not reading.sure:
-                continue
+            if not reading.sure or reading.alternatives:
+                continue                              # only clear evidence names an illegal move
             kind, cell = slot[0], self.cell_of(slot)
             if kind == "pawns":
                 was = set(filter(None, before.get(slot, "").split("+")))
@@ -154,6 +157,9 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
     """
     want = model.expected(state)
     out: list[str] = []
+    # pawns ride their tiles: a tile slid to the right cell carried its pawns, and pawns read on
+    # a cell whose tile changed cannot be compared with the frame before, so they are not judged
+    observed = {s: r for s, r in observed.items() if s[0] != "pawns"}
     wrong = {model.cell_of(s) for s, r in observed.items() if r.sure and r.label != want.get(s)}
     # tiles the wind moved, nearest the new storm cell's old place first (the order to slide them)
     moves = [(before.cell_of[s], state.cell_of[s]) for s in range(len(state.cell_of)) if before.cell_of[s] != state.cell_of[s]]
@@ -220,6 +226,10 @@ class ForbiddenDesertTracker(Tracker):
         card = observed.get(CARD)
         shown = self.model.expected(self.state)[CARD]
         if card is not None and card.sure and card.label not in ("none", shown) and card.label in STORM_CARDS:
+            if card.confidence < CARD_CONFIDENCE or card.margin < CARD_MARGIN:
+                # nothing on the table can contradict a misread sun or meter card: be sure first
+                return Verdict("ask", [], [CARD_CELL], f"Is the storm card {card.label.replace('_', ' ')}?",
+                               options=[[Event.make("storm", "storm_card", card=card.label)]])
             return self._storm_card(card.label, observed)
         if self.awaiting is not None:
             fixes = corrections(self.model, self.awaiting, self.state, observed)
@@ -245,6 +255,6 @@ class ForbiddenDesertTracker(Tracker):
         self.log.extend(events)
         self.awaiting = before
         fixes = corrections(self.model, before, state, observed)
-        if not fixes and set(self.model.expected(state)) <= set(observed):
+        if not fixes and {s for s in self.model.expected(state) if s[0] != "pawns"} <= set(observed):
             self.awaiting = None                 # the whole table was read and already matches
         return Verdict("commit", events, [CARD_CELL], f"Storm card {card.replace('_', ' ')}.", corrections=fixes)

@@ -99,7 +99,7 @@ def _changed_cells(a: Scene, b: Scene) -> list:
     return [k for k in cb if ca.get(k) != cb.get(k)]
 
 
-def script(states: Sequence[Any], events: Sequence[Event], images=None, hold: int = 10, speed_mm_s: float = 900.0,
+def script(states: Sequence[Any], events: Sequence[Event], images=None, hold: int = 16, speed_mm_s: float = 900.0,
            entries: Sequence[str] = ("bottom", "right", "left", "top")) -> list[Scripted]:
     """Renderer steps that act out a played game, one visible event at a time.
 
@@ -109,7 +109,8 @@ def script(states: Sequence[Any], events: Sequence[Event], images=None, hold: in
         ``states[i + 1]`` follows ``events[i]`` (e.g. a :class:`~assistant.games.simulation.RandomGame`).
     events : sequence of Event
     hold : int
-        Still frames after each change (the motion gate needs about 0.35 s).
+        Still frames after each change (the motion gate needs 0.35 s of stillness: 11 frames
+        at 30 fps; players pause about half a second).
 
     Returns
     -------

@@ -1,0 +1,51 @@
+"""Forbidden Desert from rendered frames: the detector's readings and the live tracker on a
+game acted out on the table (the full figures are in ``assistant bench detect``)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from assistant.vision.detectors import forbidden_desert as fd
+from assistant.vision.detectors import synth
+
+
+@pytest.fixture(scope="module")
+def detector(tmp_path_factory):
+    moves = itertools.chain(synth.pawn_moves(1, 50, "train", size=(960, 540)),
+                            synth.other_changes(2, 30, "train", size=(960, 540)))
+    det = fd.teach(synth.views(1, 40, "train", size=(960, 540)), moves=moves)
+    folder = det.save(tmp_path_factory.mktemp("fd") / "model")
+    return fd.FDDetector.load(folder)
+
+
+def test_faces_sand_parts_and_card_are_read_on_unseen_tables(detector):
+    wrong = total = 0
+    for frame, h, k, scene in synth.views(77, 4, "normal", size=(960, 540)):
+        truth = fd.truth_of(scene)
+        for slot, reading in detector.read(frame, h, k).items():
+            if slot[0] != "pawns":
+                total += 1
+                wrong += reading.label != truth[slot]
+    assert total == 4 * (25 * 3 + 1) and wrong / total <= 0.01, f"{wrong} of {total}"
+
+
+def test_pawns_are_read_from_what_changed(detector):
+    fits = n = 0
+    for before, after, _c, _w, cell, s0, s1 in synth.pawn_moves(78, 12, "normal", size=(960, 540)):
+        had = set(filter(None, fd.truth_of(s0)[("pawns", *cell)].split("+")))
+        n += 1
+        fits += fd.pawn_reading(had, fd.pawn_changes(detector.pawn_colour, before, after)).fits(
+            fd.truth_of(s1)[("pawns", *cell)])
+    assert fits / n >= 0.75, f"{fits} of {n}"
+
+
+def test_a_game_acted_out_on_the_table_is_tracked_without_wrong_commits(detector):
+    """A short game, every visible move done by a hand: committed right or asked, never wrong."""
+    from assistant.bench.detect_forbidden_desert import play_game
+
+    result = play_game(detector, 5, events=12, size=(960, 540))
+    assert result["wrong"] == 0
+    assert result["right"] >= 0.6 * result["visible"], dict(result)
+    assert result["latencies"] and max(result["latencies"]) <= 1.0
