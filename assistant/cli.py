@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .vision.teach import add_teach_command
 
     add_teach_command(sub)                # assistant teach --game G (--images DIR | --source S) [-o models/NAME]
+    from .vision.detect_cli import add_detect_command
+
+    add_detect_command(sub)               # assistant detect IMAGE --game G --model M [--corners ...] [--json]
     for game_id in game_ids():
         get_game(game_id).add_commands(sub)
     return parser

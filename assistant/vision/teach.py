@@ -680,7 +680,8 @@ def add_teach_command(subparsers: Any) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--images", action="append", metavar="DIR", help="folder of photos (repeatable)")
     src.add_argument("--source", metavar="S", help="camera index or video to sample the laid-out pieces from")
-    p.add_argument("--slot", help="slot kind, e.g. tile, storm-card, part (Forbidden Desert picks folders by it)")
+    p.add_argument("--slot", help="slot kind, e.g. tile, storm-card, part (Forbidden Desert picks folders by it); "
+                                  "'table' teaches Forbidden Desert's whole-table detector for `assistant detect`")
     p.add_argument("-o", "--output", help="model folder (default models/<game>-<slot>)")
     p.add_argument("--size", type=int, default=DEFAULT_CROP_SIZE, help="crop side in px (multiple of 16)")
     p.add_argument("--rotation", choices=sorted(ROTATIONS), default="fixed",
@@ -691,6 +692,31 @@ def add_teach_command(subparsers: Any) -> None:
                    help="do not teach the printed mat's bare cell as 'empty' (taught for cells by default)")
     p.add_argument("--seed", type=int, default=0, help="seed of the augmentation")
     p.set_defaults(func=teach_main)
+
+
+def _teach_table(args: Any, out: Path, started: float) -> int:
+    """``--slot table`` for Forbidden Desert: the whole-table detector (faces, sand, pawns,
+    parts, storm card), taught on rendered tables laid with the owner's photos (``--images DIR``,
+    file names as in the component folder) or with the project's own art (``--images own-art``)."""
+    import itertools
+
+    from .detectors import forbidden_desert as fd
+    from .detectors import synth
+    from .render.desert import ProceduralArt
+    from .render.photos import ComponentImages
+
+    folder = args.images[0]
+    images = ProceduralArt() if folder == "own-art" else ComponentImages(folder, fallback=ProceduralArt())
+    if folder != "own-art" and not images.available:
+        print(f"teach: no component photos under {folder}", file=sys.stderr)
+        return 2
+    print("rendering tables with your pieces and teaching (about two minutes)...", flush=True)
+    moves = itertools.chain(synth.pawn_moves(args.seed + 1, 150, "train", images=images),
+                            synth.other_changes(args.seed + 2, 100, "train", images=images))
+    det = fd.teach(synth.views(args.seed + 1, 60, "train", images=images), moves=moves)
+    det.save(out)
+    print(f"taught the forbidden-desert table detector in {time.perf_counter() - started:.0f} s -> {out}")
+    return 0
 
 
 def _teach_from_source(args: Any, slot: str | None) -> CellClassifier:
@@ -733,6 +759,8 @@ def teach_main(args: Any) -> int:
     started = time.perf_counter()
     from .mats import MATS
 
+    if args.game == "forbidden-desert" and slot == "table" and args.images:
+        return _teach_table(args, out, started)
     try:
         if args.source is not None:
             model = _teach_from_source(args, slot)
