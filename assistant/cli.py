@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .vision.calibration_cli import add_calibrate_command, add_print_command
 
     add_print_command(print_parsers)      # assistant print charuco [-o PREFIX] [--paper a4|letter] [--dpi N]
+    from .vision.kits import add_print_kit
+
+    add_print_kit(print_parsers)          # assistant print kit --game G [-o PREFIX] [--paper] [--dpi]
     add_calibrate_command(sub)            # assistant calibrate camera (--images GLOB_OR_DIR | --source S) [-o FILE]
     from .vision.teach import add_teach_command
 

@@ -49,7 +49,7 @@ from ..games.discovery_island.geometry import DIRECTION_NAMES, step, to_axial, t
 from ..games.discovery_island.setup import MARCH_TARGET
 from ..games.discovery_island.state import State
 from ..vision.kits.discovery_island import MARKERS, MARKS, back_design, face_design, slot_labels
-from .base import Cell, Observation, Reading, Slot, TableModel, Tracker, Verdict
+from .base import Cell, Observation, Reading, Slot, TableModel, Tracker, Verdict, diff_cells
 
 COLS, ROWS = 9, 7
 CENTRE = (4, 3)
@@ -219,14 +219,20 @@ class DiscoveryIslandTable(TableModel):
         return [ev for ev in GAME.legal_events(state.game) if ev.type in STEPS + ("end_march",)]
 
     def touched(self, state: TableState, event: Event, game: Any = None) -> set[Cell]:
-        """The hex a step covers (and every covered hex when it recentres), or every covered hex
-        and the centre for ``end_march``; nothing for the tablet's events."""
+        """The hex a step covers (and, when it recentres, every hex whose look changes), or the
+        hexes whose look an ``end_march`` changes (a start tile like the last one changes nothing);
+        nothing for the tablet's events."""
         if event.type in STEPS:
             cell, recentred = target_cell(state, event["dir"])
-            return ({c for c, _ in state.mat} | {CENTRE, cell}) if recentred else {cell}
-        if event.type == "end_march":
-            return {c for c, _ in state.mat} | {CENTRE}
-        return set()
+            if not recentred:
+                return {cell}
+        elif event.type != "end_march":
+            return set()
+        after = advance(state, event)
+        if not after:
+            return set(target_cell(state, event["dir"])[:1]) if event.type in STEPS else set()
+        changed = diff_cells(self, self.expected(state), self.expected(after))
+        return changed | ({target_cell(state, event["dir"])[0]} if event.type in STEPS else set())
 
     def read(self, frame, homography, slots: Sequence[Slot]) -> dict[Slot, Reading]:
         """Read ``slots`` with the detector (all three kinds of each slot's hex are read)."""
@@ -300,20 +306,30 @@ class _Node:
     events: tuple[Event, ...]
     state: TableState
     touched: frozenset
+    fresh: bool = False                   # a step read off the table now was taken: no re-laid steps after it
+    unseen: int = 0                       # re-laid steps nothing pointed at
 
 
 @dataclass(frozen=True)
 class Fit:
     """How well an explanation fits: ``mismatches`` (sure readings it contradicts, or unchanged
-    hexes it changes), ``doubts`` (slots it relies on whose reading is unsure), ``doubt_cells``."""
+    hexes it changes), ``doubts`` (slots it relies on whose reading is unsure), ``doubt_cells``,
+    and ``unseen``: steps it assumes were taken unseen (a tile like the one there laid on top)
+    on a hex no earlier change pointed at (the fewer the likelier)."""
 
     mismatches: int
     doubts: int
     doubt_cells: tuple = ()
+    unseen: int = 0
+
+    @property
+    def rank(self) -> tuple[int, int, int]:
+        """Sort key: fewer mismatches, then fewer doubts, then fewer unseen steps."""
+        return self.mismatches, self.doubts, self.unseen
 
 
 def score(model: DiscoveryIslandTable, before: Mapping[Slot, str], after: Mapping[Slot, str],
-          observed: Observation, watched: set, touched: set) -> Fit:
+          observed: Observation, watched: set, touched: set, unseen: int = 0) -> Fit:
     """Compare an explanation's table with the readings.
 
     A slot of a watched hex (one the gate reported, or left unexplained before) counts as a
@@ -334,7 +350,7 @@ def score(model: DiscoveryIslandTable, before: Mapping[Slot, str], after: Mappin
         elif reading.label != want or cell in touched:
             doubts += 1
             cells.add(cell)
-    return Fit(bad, doubts, tuple(sorted(cells)))
+    return Fit(bad, doubts, tuple(sorted(cells)), unseen)
 
 
 def explanations(ts: TableState, observed: Observation, watched: set, max_depth: int = 5,
@@ -345,20 +361,24 @@ def explanations(ts: TableState, observed: Observation, watched: set, max_depth:
 
     Steps are generated from the readings: a direction whose next lattice hex is watched and
     reads as a tile (with the runner-up labels of unsure slots) gives the step laying that tile.
-    Steps onto ``early`` hexes (changes seen before this one) come before any other step, and
-    their tiles are those of ``early_readings`` (what those hexes showed then).
+    A tile like the one on top may have been laid unseen (crossing one's own path, the motion
+    gate seeing no change): such re-laid steps come before every step read off the table now,
+    onto an ``early`` hex with the tile ``early_readings`` showed at an earlier change, or onto
+    any watched hex with its committed top tile (counted in :attr:`Fit.unseen`).
     """
     model = model or DiscoveryIslandTable()
     before = model.expected(ts)
+    relay = {s: Reading(before[s]) for s in model.slots(watched) if s in before}
+    relay.update(early_readings or {})
     out = [((), ts, score(model, before, before, observed, watched, set()))]
     frontier = [_Node((), ts, frozenset())]
     seen = {_key(ts)}
     for _ in range(max_depth + 1):
         nxt = []
         for node in frontier:
-            for ev in _candidates(node.state, observed, watched, early, early_readings or {}):
+            for ev, kind in _candidates(node.state, observed, watched, set(early), relay, node.fresh):
                 touched = model.touched(node.state, ev)
-                if not touched <= watched or (touched & early and node.touched - early):
+                if not touched <= watched:
                     continue
                 after = advance(node.state, ev)
                 if not after:
@@ -367,10 +387,11 @@ def explanations(ts: TableState, observed: Observation, watched: set, max_depth:
                 if key in seen:
                     continue
                 seen.add(key)
-                child = _Node(node.events + (ev,) + after.auto, after, node.touched | touched)
+                child = _Node(node.events + (ev,) + after.auto, after, node.touched | touched,
+                              node.fresh or kind == "now", node.unseen + (kind == "unseen"))
                 nxt.append(child)
                 out.append((child.events, after, score(model, before, model.expected(after), observed, watched,
-                                                       set(child.touched))))
+                                                       set(child.touched), child.unseen)))
         frontier = nxt
         if not frontier:
             break
@@ -381,24 +402,27 @@ def _key(ts: TableState) -> str:
     return json.dumps(TABLE_GAME.summary(ts), sort_keys=True, default=str)
 
 
-def _candidates(ts: TableState, observed: Observation, watched: set, early: set = frozenset(),
-                early_readings: Observation | None = None) -> list[Event]:
+def _candidates(ts: TableState, observed: Observation, watched: set, early: set, relay: Observation,
+                fresh: bool) -> list[tuple[Event, str]]:
+    """``(event, kind)`` pairs: ``"now"`` for steps read off the watched hexes now; unless a
+    ``now`` step was taken (``fresh``), re-laid steps: ``"early"`` onto ``early`` hexes with what
+    they showed then, ``"unseen"`` onto other watched hexes with their committed tile."""
     state = ts.game
     if state.result != "ongoing" or state.pending is not None:
         return []
     if state.over:
-        return [Event.make(state.walker, "end_march")]
-    out = []
+        return [(Event.make(state.walker, "end_march"), "now")]
+    out: dict[Event, str] = {}
     for d in DIRECTION_NAMES:
         cell, _ = target_cell(ts, d)
         if cell not in watched:
             continue
-        readings = {**observed, **early_readings} if cell in early and early_readings else observed
-        for tile in _tiles_read(readings, cell):
-            ev = _step_event(ts, d, tile)
-            if ev is not None:
-                out.append(ev)
-    return out
+        for tile in _tiles_read(observed, cell):
+            out.setdefault(_step_event(ts, d, tile), "now")
+        if not fresh:
+            for tile in _tiles_read({**observed, **relay}, cell, alternatives=False):
+                out.setdefault(_step_event(ts, d, tile), "early" if cell in early else "unseen")
+    return list(out.items())
 
 
 # --- the tracker ----------------------------------------------------------------------------------
@@ -483,8 +507,12 @@ class DiscoveryIslandTracker(Tracker):
         return self.state.game
 
     def cells_to_read(self, changed: Iterable[Cell]) -> list[Cell]:
-        """The hexes to read after a stable change: the changed ones and those still unexplained."""
-        return sorted(set(changed) | self.dirty | self.maybe)
+        """The hexes to read after a stable change: the changed ones, those still unexplained,
+        and the hexes at stake (every covered hex, the centre, where the next step goes): the
+        motion gate can miss a change where white turns to white, and a reading that differs
+        from the committed table is then taken as a change."""
+        stake = {c for c, _ in self.state.mat} | {CENTRE} | {target_cell(self.state, d)[0] for d in DIRECTION_NAMES}
+        return sorted(set(changed) | self.dirty | self.maybe | stake)
 
     def _keep(self, observed: Observation) -> None:
         """Hold the readings of the unexplained and maybe-hexes for the next change."""
@@ -503,24 +531,45 @@ class DiscoveryIslandTracker(Tracker):
     def apply_tablet(self, event: Event) -> Verdict:
         """An event the camera cannot see, entered on the tablet.
 
-        A ``skip_march`` the tracker already applied by itself is answered ``nothing``. After an
-        accepted event, a change left unexplained (a tile laid before its event was resolved)
-        is explained again; the verdict then carries both.
+        A ``skip_march`` the tracker already applied by itself is answered ``nothing``. While a
+        tile may have been laid on top of a like one unseen (:attr:`maybe`), the event is tried
+        with and without those steps: legal one way only, that way is committed; both ways, the
+        players are asked. After an accepted event, a change left unexplained (a tile laid
+        before its event was resolved) is explained again; the verdict then carries both.
         """
         if event.type == "skip_march" and self.log and any(e.type == "skip_march" and e.actor == event.actor
                                                            for e in self.state.auto):
             return Verdict("nothing", [], [], f"{_who(event.actor)}'s skipped march was already entered.")
-        after = advance(self.state, event)
-        if not after:
-            return Verdict("illegal", [event], [], after.message, after.reason)
-        held, dirty, maybe = self._held, self.dirty, self.maybe
-        verdict = self._commit(after, [event, *after.auto], (), "Entered on the tablet.")
-        self._held, self.dirty, self.maybe = held, dirty, maybe
+        legal = []
+        for evs, ts in self._worlds():
+            after = advance(ts, event)
+            if after:
+                legal.append((evs, after))
+        if not legal:
+            refusal = advance(self.state, event)
+            return Verdict("illegal", [event], [], refusal.message, refusal.reason)
+        if len(legal) > 1:
+            cells = sorted(self.maybe)
+            return Verdict("ask", [], cells, f"Was a tile like the one at {', '.join(map(self.model.describe, cells))} "
+                                             f"laid on top before {event.type}?",
+                           options=[list(evs) + [event] for evs, _ in legal])
+        evs, after = legal[0]
+        held, dirty = self._held, self.dirty
+        verdict = self._commit(after, [*evs, event, *after.auto], _touched(self.model, self.state, evs),
+                               "Entered on the tablet.")
+        self._held, self.dirty = {s: r for s, r in held.items() if self.model.cell_of(s) in dirty}, dirty
         if self.dirty:
             again = self.explain({}, set())
             if again.kind == "commit":
                 return Verdict("commit", verdict.events + again.events, again.cells, f"{verdict.message} {again.message}")
         return verdict
+
+    def _worlds(self) -> list[tuple[tuple[Event, ...], TableState]]:
+        """The committed state, and the states after what may have happened unseen: tiles like
+        the ones under them (:attr:`maybe`), or an ``end_march`` whose start tiles look alike."""
+        found = explanations(self.state, self._maybe_readings, set(self.maybe), self.max_depth, self.model,
+                             early=self.maybe, early_readings=self._maybe_readings)
+        return [(evs, ts) for evs, ts, f in found if f.mismatches == 0]
 
     def choose(self, option: Sequence[Event]) -> Verdict:
         """Commit one of the options of an ``ask`` verdict (the players chose it on the tablet).
@@ -566,7 +615,8 @@ class DiscoveryIslandTracker(Tracker):
         ----------
         observed : dict slot -> Reading
             Readings of every slot of the hexes to read (:meth:`cells_to_read`); readings kept
-            from earlier are used for unexplained hexes not read again.
+            from earlier are used for unexplained hexes not read again. A hex the gate did not
+            report counts as changed only when a sure reading of it differs from the table.
         changed : iterable of (col, row)
             The hexes the motion gate reported (changed and unsure).
 
@@ -578,29 +628,50 @@ class DiscoveryIslandTracker(Tracker):
             ``illegal`` (``reason`` from the rules, ``cells`` the hex).
         """
         observed = {**self._held, **observed}
-        watched = set(changed) | self.dirty | self.maybe | {self.model.cell_of(s) for s in observed}
+        changed = set(changed)
+        expected = self.model.expected(self.state)
+        seen = {self.model.cell_of(s) for s, r in observed.items() if r.sure and r.label != expected.get(s)}
+        watched = set(changed) | self.dirty | self.maybe | seen
         names = ", ".join(self.model.describe(c) for c in sorted(watched))
         found = explanations(self.state, observed, watched, self.max_depth, self.model, early=self.maybe,
                              early_readings=self._maybe_readings)
-        best_fit = min((f.mismatches, f.doubts) for _, _, f in found)
-        best = [(evs, ts, f) for evs, ts, f in found if (f.mismatches, f.doubts) == best_fit]
-        if best_fit == (0, 0) and best[0][0] == ():
+        best_fit = min(f.rank for _, _, f in found)
+        best = [(evs, ts, f) for evs, ts, f in found if f.rank == best_fit]
+        if best_fit == (0, 0, 0) and best[0][0] == ():
             relays = {c for evs, _, _ in best[1:] for c in _touched(self.model, self.state, evs)}
             self.dirty = set()
             self._maybe_readings.update({s: r for s, r in observed.items()
                                          if self.model.cell_of(s) in relays - self.maybe})
             self.maybe |= relays
             self._keep(observed)
-            note = " (or a tile like it was laid on top: the next move will tell)" if relays else ""
+            ended = any(e.type == "end_march" for evs, _, _ in best[1:] for e in evs)
+            note = ("" if not relays else " (or the march ended: the start tiles look alike; the next move will tell)"
+                    if ended else " (or a tile like it was laid on top: the next move will tell)")
             return Verdict("nothing", [], sorted(watched), "The table is as it was" + note + ".")
         self.dirty |= watched - self.maybe
         self._keep(observed)
-        if best_fit[0] == 0 and best_fit[1] == 0:
+        if best_fit[:2] == (0, 0) and best_fit[2] > 0:      # only if tiles were laid that no one saw
+            cells = sorted({c for evs, _, _ in best for c in _touched(self.model, self.state, evs)})
+            return Verdict("ask", [], cells, f"I may have missed a tile laid at {', '.join(map(self.model.describe, cells))}"
+                                             ": please confirm the moves.", options=[list(evs) for evs, _, _ in best[:4]])
+        if best_fit[:2] == (0, 0):
             finals = {_key(ts): (evs, ts) for evs, ts, _ in best}
-            if len(finals) == 1:
-                evs, ts, _ = best[0]
-                touched = _touched(self.model, self.state, evs)
-                return self._commit(ts, evs, touched, "")
+            shortest = min(best, key=lambda x: len(x[0]))
+            look = self.model.expected(shortest[1])
+            tails = [(evs, ts) for evs, ts, _ in best if evs[:len(shortest[0])] == shortest[0]]
+            if len(finals) == 1 or (len(tails) == len(best) and all(self.model.expected(ts) == look for _, ts in tails)):
+                # one story; or one story and steps after it that leave the table as it looks (a tile
+                # like the one there laid on top): commit the story, keep the rest in mind
+                evs, ts, _ = shortest
+                story = _touched(self.model, self.state, evs)
+                extra = {c for more, _ in tails if len(more) > len(evs) for c in _touched(self.model, ts, more[len(evs):])}
+                extra &= set(changed) - story             # only where the gate saw a change the story leaves unexplained
+                verdict = self._commit(ts, evs, story, "")
+                if extra:
+                    self.maybe = extra
+                    self._maybe_readings = {s: r for s, r in observed.items() if self.model.cell_of(s) in extra}
+                    self._keep(observed)
+                return verdict
             return Verdict("ask", [], sorted(watched), f"Two moves fit what I see at {names}: which one was it?",
                            options=[list(evs) for evs, _ in list(finals.values())[:4]])
         if best_fit[0] == 0:                      # fits, but rests on unsure readings

@@ -368,7 +368,11 @@ class ScoutPennantTracker(Tracker):
         must hold the slots of ``changed`` and of the :attr:`pending` cells (:meth:`cells_to_read`)."""
         changed = {tuple(c) for c in changed} | self.pending
         before = self.state
-        self.model.focus = changed
+        now = self.model.expected(before)
+        # a build shows as a new piece: search builds only where no sure reading says "as before"
+        self.model.focus = {c for c in changed if not (observed.get(("piece", *c)) is not None
+                                                       and observed[("piece", *c)].sure
+                                                       and observed[("piece", *c)].label == now.get(("piece", *c)))}
         try:
             verdict = super().explain(observed, changed)
             if verdict.kind == "commit":
@@ -379,7 +383,8 @@ class ScoutPennantTracker(Tracker):
                     verdict = Verdict("ask", [], sorted(changed), "Forests with the same arrows fit what I see: "
                                       "which one was fired?", reason=TWIN_FORESTS,
                                       options=[list(verdict.events)] + twins)
-            elif verdict.kind in ("ask", "illegal") and self._partial(observed):
+            elif (verdict.kind in ("ask", "illegal") and len(verdict.options) < 2
+                  and all(r.sure for r in observed.values() if r.label != "none") and self._partial(observed)):
                 verdict = Verdict("nothing", [], sorted(changed), "Part of a move so far: waiting for the rest.",
                                   reason=PARTIAL_MOVE)
         finally:

@@ -1,0 +1,625 @@
+"""Reading the Scout Pennant kit off a camera frame: pieces, patrols and arrows, slot by slot.
+
+Rules, not a taught classifier: the kit's art (:mod:`.scout_pennant`) was drawn so that each
+slot is told by one or two big, known contrasts at known places of the mat, which rules read
+more reliably (and explain better) than a classifier taught on a few hundred crops would:
+
+- **white reference**: every hex has white paper near its six corners, which no piece covers;
+  the 75th percentile of each colour channel there is the local white (von Kries: dividing by
+  it takes out the light's brightness and colour, e.g. a warm lamp or a wrong white balance);
+  "ink" is ``1 - mean(B, G, R) / white`` (0 paper, ~0.9 the kit's black);
+- **piece** (``empty`` / ``clearing`` / ``forest``): the clearing's black ring is found by
+  correlating a ring-minus-middle kernel over shifts of up to 2.5 mm (pieces lie a little off
+  centre); then the median ink of the *gap* annulus (10-12.5 mm from that centre: light grey in
+  a clearing, dark in a forest, which covers 14 mm round its centre however it is turned) and
+  of the *ring* annulus (13.8-16.2 mm) decide: both low -> empty; gap low, ring high ->
+  clearing; gap high -> forest. In the ``(ring, gap)`` plane the decision uses the size and the
+  angle of the vector, so a loss of contrast (glare, blur) shrinks both without turning one
+  piece into another;
+- **patrol** (``none`` or a colour): the median white-balanced colour within 5.5 mm of the
+  clearing's centre, against what the camera would show of the six Okabe-Ito references and of
+  the background (the clearing's grey, the forest's greens, white paper) under the measured paper
+  white, with saturated channels treated as censored and an additive glare (bounded by how much
+  the clearing's black ring is lifted) as a nuisance; the light's colour comes from unsaturated
+  paper or, when the paper saturates, from the black rings; the letter on a pawn covers too
+  little to move the median;
+- **arrow** (``none`` / ``forward`` / ``backward``): just behind the side an arrow crosses it is
+  hollow (white), just ahead of it solid black, and no piece reaches within 4 mm of a side's
+  midpoint; the median ink of two small zones either side of the midpoint (1-4 mm along the
+  ``a -> b`` direction, 2.5 mm across) gives ``(behind_a, behind_b)``: both low -> none; the
+  ``b`` side dark -> forward (``a -> b``); the ``a`` side dark -> backward. Orientations are thereby
+  snapped to the board's six directions (F11) with a margin, not measured as angles.
+
+Every reading carries a ``confidence`` (logistic of the margin) and a ``margin`` in units of the
+decision's noise scale, so ``Reading.sure`` (margin >= 0.5, confidence >= 0.6) means "at least
+half a noise scale clear of the boundary". A slot whose hex is not wholly inside the frame, or
+whose white reference is saturated (glare on the paper), reads with confidence 0.
+
+Crops are warped straight from the frame with the homography composed with the crop's own
+placement (one interpolation), at :data:`PPM` px per mm.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Mapping, NamedTuple, Sequence
+
+import cv2
+import numpy as np
+
+from ...tracking.base import Reading
+from ..mats import Cell, Edge, MatLayout, mat_layout
+from .scout_pennant import CLEARING_GREY, FOREST_DARK, FOREST_LIGHT, GAME, PAWN_COLOURS
+
+PPM = 2.5                   #: sampling resolution of the crops, px per mm
+HEX_HALF_MM = 27.5          #: half side of a hex crop (covers the white zones by the corners)
+WHITE_AT_MM, WHITE_R_MM = 24.5, 2.5     #: white zones: discs this far towards each corner
+SHIFT_MM = 2.5              #: how far off centre a clearing is looked for
+SHIFT_SUSPECT_MM = 1.6      #: median offset of the clearings found beyond which the homography is suspect
+GAP_MM = (10.3, 12.2)       #: the grey gap of a clearing between pawn and ring (dark in a forest)
+RING_MM = (13.8, 16.2)      #: the clearing's black ring
+CENTRE_MM = 5.5             #: where a pawn's colour is sampled
+DARK_MM = 17.0              #: where the darkest ink of a hex's piece is looked for
+ARROW_ZONE_MM = (1.0, 4.0, 2.5)        #: along from, along to, half across
+SATURATED = 250.0           #: a white reference this bright (0-255) in some channel is glare
+
+#: decision boundaries and noise scales (tuned on rendered training scenes, seeds 0-99 and the
+#: daylight / warm-lamp / cool-ceiling lights; the benchmark uses other seeds and conditions)
+WASHED_FOREST, WASHED_CLEARING = 0.6, 0.5     #: darkest ink below which a piece's blacks are lifted
+WASHED_RING = 0.45                             #: a clearing's ring this light is washed out
+RING_EVEN, RING_LIFTED = 0.8, 0.75             #: uneven (a quarter this much lighter) and lifted (below
+                                               #: this ink) together: glare beside the clearing
+EMPTY_BELOW, PRESENT_ABOVE, PRESENT_SCALE = 0.10, 0.25, 0.04   #: |(ring, gap)|: empty, dead band, a piece
+FOREST_AT_DEG, FOREST_SCALE_DEG = 44.0, 3.0    #: angle of (ring, gap) from the ring axis
+ARROW_NONE_BELOW, ARROW_ABOVE, ARROW_SCALE = 0.17, 0.40, 0.05   #: darker zone's ink: none, dead band, arrow
+ARROW_SIDE_SCALE = 0.08                        #: ink difference of the two zones
+COLOUR_NOISE, COLOUR_REL = 4.0, 0.07          #: pawn colour noise: 0-255 units + share of the paper's level
+CAPPED = 0.4                                   #: the margin of a reading capped unsure (< MIN_MARGIN)
+COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
+BLACK_LEVEL = 0.15                             #: what the kit's black shows of the paper's white
+BLACK_FLOOR = 0.10                             #: the least it can show (printed black is ~0.12)
+GLARE_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)       #: glare levels tried, as shares of the ring's excess
+BRIGHT_STEPS = (1.0, 1.25, 1.6, 2.0, 2.6, 3.5)  #: how far beyond 255 a saturated paper may be
+LIFTED_FOREST = 0.7                            #: a forest's darkest ink below this: light added on top
+
+
+class HexLook(NamedTuple):
+    """What the detector measured on one hex.
+
+    Attributes
+    ----------
+    visible : bool
+        The hex crop lies wholly inside the frame.
+    white : (3,) float64
+        Local paper white as measured, BGR 0-255 (saturated channels stay at ~255).
+    gap, ring : float
+        Median ink (0 paper .. ~0.9 black) of the gap and ring annuli at the found centre.
+    shift_mm : (float, float)
+        Where the clearing ring was found, relative to the cell centre, mm.
+    ring_bgr, centre_bgr : (3,) float64
+        Median BGR (0-255) of the ring annulus and of the disc within ``CENTRE_MM`` of the centre.
+    dark : float
+        The darkest ink within ``DARK_MM`` of the centre (its 97th percentile): ~0.8 where a
+        black ring or a forest lies, much less where glare lifts the blacks.
+    ring_even : float
+        The lightest quarter of the ring's median ink over the darkest's (1 = even); a glare
+        spot beside the clearing lifts one side of its ring more than the other.
+    """
+
+    visible: bool
+    white: np.ndarray
+    gap: float
+    ring: float
+    shift_mm: tuple[float, float]
+    ring_bgr: np.ndarray
+    centre_bgr: np.ndarray
+    dark: float = 1.0
+    ring_even: float = 1.0
+    contrast: float = 0.0
+
+    def clearing_like(self) -> bool:
+        """A dark ring round a light gap (a clearing, whose ring can serve as a black reference)."""
+        return (math.hypot(self.gap, self.ring) > PRESENT_ABOVE
+                and math.degrees(math.atan2(self.gap, self.ring)) < FOREST_AT_DEG)
+
+    def lifted(self) -> bool:
+        """A forest whose dark green is lighter than any light or blur of the kit's design leaves
+        it: glare close by (a side of it may be washed out too)."""
+        size = math.hypot(self.gap, self.ring)
+        forest_like = size > PRESENT_ABOVE and self.contrast < 0.0 and self.gap > self.ring
+        return forest_like and self.dark < LIFTED_FOREST
+
+    def washed(self) -> bool:
+        """A piece whose blacks are lifted: glare (light added on top) or a blur beyond the kit's
+        design; what is read on this hex and its sides is then not sure."""
+        size = math.hypot(self.gap, self.ring)
+        if size < EMPTY_BELOW:
+            return False
+        if self.clearing_like() and self.ring < WASHED_RING:
+            return True
+        forest_like = math.degrees(math.atan2(self.gap, self.ring)) > FOREST_AT_DEG
+        return self.dark < (WASHED_FOREST if forest_like else WASHED_CLEARING)
+
+
+def _logistic(m: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, m))))
+
+
+def warp_patch(frame: np.ndarray, homography: np.ndarray, centre_mm: tuple[float, float], half_w_mm: float,
+               half_h_mm: float, angle_deg: float = 0.0, ppm: float = PPM) -> np.ndarray:
+    """A rectangle of the mat warped straight from the frame.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8 BGR
+    homography : (3, 3)
+        Mat mm -> frame px.
+    centre_mm : (x, y)
+        Centre of the rectangle on the mat, mm.
+    half_w_mm, half_h_mm : float
+        Half width (along ``angle_deg``) and half height, mm.
+    angle_deg : float
+        Direction of the patch's +x axis on the mat (0 = mat +x, 90 = mat +y).
+    ppm : float
+        Output pixels per mm.
+
+    Returns
+    -------
+    (round(2 * half_h_mm * ppm), round(2 * half_w_mm * ppm), 3) float32
+        Patch pixel ``(u, v)`` shows the local point ``(-half_w + (u + 0.5) / ppm,
+        -half_h + (v + 0.5) / ppm)`` mm; outside the frame the border is replicated.
+    """
+    w, h = int(round(2 * half_w_mm * ppm)), int(round(2 * half_h_mm * ppm))
+    c, s = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
+    k = 1.0 / ppm
+    lx, ly = -half_w_mm + 0.5 * k, -half_h_mm + 0.5 * k
+    to_mat = np.array([[c * k, -s * k, centre_mm[0] + c * lx - s * ly],
+                       [s * k, c * k, centre_mm[1] + s * lx + c * ly],
+                       [0.0, 0.0, 1.0]])
+    out = cv2.warpPerspective(frame, np.asarray(homography, np.float64) @ to_mat, (w, h),
+                              flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    return out.astype(np.float32)
+
+
+@lru_cache(maxsize=4)
+def _hex_geometry(ppm: float):
+    """Coordinate grids (mm from the cell centre) of a hex crop, the white-zone mask and the ring
+    kernel (+ on the ring annulus, - on the gap, each normalised to sum 1)."""
+    n = int(round(2 * HEX_HALF_MM * ppm))
+    v = -HEX_HALF_MM + (np.arange(n) + 0.5) / ppm
+    xx, yy = np.meshgrid(v, v)
+    white = np.zeros((n, n), bool)
+    for i in range(6):
+        a = math.radians(60 * i)
+        white |= np.hypot(xx - WHITE_AT_MM * math.cos(a), yy - WHITE_AT_MM * math.sin(a)) <= WHITE_R_MM
+    kr = RING_MM[1] + 0.5
+    m = int(round(kr * ppm))
+    kv = (np.arange(-m, m + 1)) / ppm
+    kx, ky = np.meshgrid(kv, kv)
+    r = np.hypot(kx, ky)
+    ring = ((r >= RING_MM[0] - 0.3) & (r <= RING_MM[1] + 0.3)).astype(np.float32)
+    gap = ((r >= GAP_MM[0] - 0.5) & (r <= GAP_MM[1] - 0.5)).astype(np.float32)
+    kernel = ring / ring.sum() - gap / gap.sum()
+    return xx.astype(np.float32), yy.astype(np.float32), white, kernel, int(round(SHIFT_MM * ppm))
+
+
+def _ink(img: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """``1 - mean(B / wB, G / wG, R / wR)`` clipped to ``[0, 1]``, ``(h, w) float32``."""
+    coef = (1.0 / (3.0 * np.maximum(np.asarray(white, np.float64), 1.0))).astype(np.float32)
+    return np.clip(1.0 - img @ coef, 0.0, 1.0)
+
+
+def _inside(frame_shape, homography: np.ndarray, pts_mm: np.ndarray, border: float = 1.0) -> bool:
+    """True when every mat point projects finitely inside the frame."""
+    px = cv2.perspectiveTransform(np.asarray(pts_mm, np.float64).reshape(-1, 1, 2), homography).reshape(-1, 2)
+    h, w = frame_shape[:2]
+    return bool(np.all(np.isfinite(px)) and np.all(px >= -0.5 + border)
+                and np.all(px[:, 0] <= w - 0.5 - border) and np.all(px[:, 1] <= h - 0.5 - border))
+
+
+def hex_patch(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: float = PPM) -> tuple[np.ndarray, bool]:
+    """The square crop round a hex (``2 * HEX_HALF_MM`` a side), ``(n, n, 3) float32`` BGR 0-255,
+    and whether it lies wholly inside the frame."""
+    cx, cy = cell.center_mm
+    h = HEX_HALF_MM
+    visible = _inside(frame.shape, homography, np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h],
+                                                         [cx - h, cy + h]]))
+    return warp_patch(frame, homography, (cx, cy), h, h, 0.0, ppm), visible
+
+
+def raw_white(patch: np.ndarray, ppm: float = PPM) -> np.ndarray:
+    """The 75th percentile of each channel in the white zones of a hex crop, ``(3,) float64``."""
+    wmask = _hex_geometry(ppm)[2]
+    return np.percentile(patch[wmask], 75, axis=0).astype(np.float64)
+
+
+def light_chroma(looks: Sequence[HexLook]) -> np.ndarray:
+    """The colour of the light over the board, ``(3,) float64`` BGR with green = 1.
+
+    From the paper where no channel is saturated (median of the white references), else from
+    the black rings of the clearings (black reflects the light's colour too, and never
+    saturates), else neutral ``(1, 1, 1)``.
+    """
+    whites = [lk.white / max(lk.white[1], 1.0) for lk in looks if lk.visible and np.all(lk.white < SATURATED)]
+    if whites:
+        return np.median(whites, axis=0)
+    rings = [lk.ring_bgr / max(lk.ring_bgr[1], 1.0) for lk in looks if lk.visible and lk.clearing_like()]
+    return np.median(rings, axis=0) if rings else np.ones(3)
+
+
+def corrected_white(white: np.ndarray, chroma: np.ndarray) -> np.ndarray:
+    """The paper's true white (0-255 scale, may exceed 255) from a measured one whose channels
+    may be saturated: a saturated channel is restored from the others and the light's
+    ``chroma``; when every channel is saturated, the dimmest paper of that colour consistent
+    with the clipping (``255 * chroma / min(chroma)``)."""
+    w = np.asarray(white, np.float64)
+    chroma = np.asarray(chroma, np.float64)
+    clipped = w >= SATURATED
+    if not clipped.any():
+        return w
+    if clipped.all():
+        return np.maximum(w, 255.0 * chroma / chroma.min())
+    k = float(np.median(w[~clipped] / chroma[~clipped]))
+    return np.where(clipped, np.maximum(w, k * chroma), w)
+
+
+def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: float = PPM,
+                patch: tuple[np.ndarray, bool] | None = None) -> HexLook:
+    """Measure one hex (module docstring): white reference, gap and ring ink, ring and centre colour.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8 BGR
+    homography : (3, 3)
+        Mat mm -> frame px.
+    cell : Cell
+        A hex cell of the Scout Pennant mat.
+    ppm : float
+    patch : (ndarray, bool), optional
+        :func:`hex_patch` of this cell, when already made.
+
+    Returns
+    -------
+    HexLook
+    """
+    patch, visible = patch if patch is not None else hex_patch(frame, homography, cell, ppm)
+    xx, yy, _wmask, kernel, s = _hex_geometry(ppm)
+    white = raw_white(patch, ppm)
+    n, k = patch.shape[0], kernel.shape[0]
+    o = (n - k) // 2 - s
+    inner = patch[o:o + k + 2 * s, o:o + k + 2 * s]            # everything within ~19 mm of the centre
+    ink = _ink(inner, white)
+    resp = cv2.matchTemplate(np.ascontiguousarray(ink), kernel, cv2.TM_CCORR)
+    iy, ix = np.unravel_index(int(np.argmax(resp)), resp.shape)
+    dx, dy = (ix - s) / ppm, (iy - s) / ppm
+    if resp[iy, ix] < 0.15:                  # no ring (a forest or nothing): measure at the centre
+        dx, dy = 0.0, 0.0
+    r = np.hypot(xx[o:o + k + 2 * s, o:o + k + 2 * s] - dx, yy[o:o + k + 2 * s, o:o + k + 2 * s] - dy)
+    gap_m = (r >= GAP_MM[0]) & (r <= GAP_MM[1])
+    ring_m = (r >= RING_MM[0]) & (r <= RING_MM[1])
+    quarter = (xx[o:o + k + 2 * s, o:o + k + 2 * s] > dx).astype(np.int8) * 2 + (yy[o:o + k + 2 * s, o:o + k + 2 * s] > dy)
+    quarters = [float(np.median(ink[ring_m & (quarter == q)])) for q in range(4)]
+    even = min(quarters) / max(max(quarters), 1e-6)
+    return HexLook(visible, white, float(np.median(ink[gap_m])), float(np.median(ink[ring_m])),
+                   (float(dx), float(dy)), np.median(inner[ring_m], axis=0).astype(np.float64),
+                   np.median(inner[r <= CENTRE_MM], axis=0).astype(np.float64),
+                   float(np.percentile(ink[r <= DARK_MM], 97)), even, float(resp[iy, ix]))
+
+
+def piece_reading(look: HexLook) -> Reading:
+    """``empty`` / ``clearing`` / ``forest`` from a :class:`HexLook` (module docstring)."""
+    size = math.hypot(look.gap, look.ring)
+    angle = math.degrees(math.atan2(look.gap, look.ring))
+    empty = (EMPTY_BELOW - size) / PRESENT_SCALE
+    present = (size - PRESENT_ABOVE) / PRESENT_SCALE
+    kind = (angle - FOREST_AT_DEG) / FOREST_SCALE_DEG
+    if empty > present:                      # in the dead band between the two both are negative
+        label, margin = "empty", empty
+    else:
+        label, margin = ("forest" if kind > 0 else "clearing"), min(present, abs(kind))
+    if look.washed():
+        margin = min(margin, CAPPED)
+    return _reading(label, margin, look)
+
+
+def _reading(label: str, margin: float, look: HexLook | None) -> Reading:
+    if look is not None and not look.visible:
+        return Reading(label, 0.0, 0.0)
+    return Reading(label, round(_logistic(margin), 4), round(max(0.0, margin), 3))
+
+
+def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndarray, glare_max: float,
+                  bright_steps: Sequence[float] = (1.0,)) -> np.ndarray:
+    """Log-likelihood (up to a constant) of an observed BGR for each candidate print, maximised
+    over the nuisances.
+
+    The camera shows a print of reflectance ``rho`` (BGR 0-1) as ``min(255, g + rho * (k * white -
+    g))``: ``white`` is the paper's white (BGR 0-255, may exceed 255), ``g`` an additive neutral
+    glare in ``[0, glare_max]`` (steps :data:`GLARE_STEPS`) and ``k`` a brightness factor among
+    ``bright_steps`` (when the paper saturates in every channel, how far beyond 255 it lies is
+    unknown). Each channel is Gaussian with sigma ``COLOUR_NOISE + COLOUR_REL * (k * white - g)``;
+    a channel saturated in both observation and prediction matches, one saturated only in the
+    observation counts as ">= 255" (a censored value).
+
+    Parameters
+    ----------
+    observed : (3,) float
+        BGR 0-255.
+    reflectances : (C, 3) float
+        Candidate prints, BGR 0-1.
+    white : (3,) float
+    glare_max : float
+        0-255 units.
+    bright_steps : sequence of float
+
+    Returns
+    -------
+    (C,) float64
+    """
+    rho = np.asarray(reflectances, np.float64)[:, None, None, :]                       # (C, 1, 1, 3)
+    g = (np.asarray(GLARE_STEPS if glare_max > 0 else (0.0,), np.float64) * glare_max)[None, :, None, None]
+    w = (np.asarray(bright_steps, np.float64)[:, None] * np.asarray(white, np.float64)[None, :])[None, None]
+    span = np.maximum(w - g, 0.0)
+    pred = np.minimum(255.0, g + rho * span)                                           # (C, G, K, 3)
+    sigma = COLOUR_NOISE + COLOUR_REL * span
+    obs = np.asarray(observed, np.float64)
+    obs_clip = obs >= SATURATED
+    diff = np.where(obs_clip, np.minimum(pred - 255.0, 0.0), pred - obs)
+    diff = np.where(obs_clip & (pred >= SATURATED), 0.0, diff)
+    ll = -0.5 * np.sum((diff / sigma) ** 2, axis=-1)
+    return ll.reshape(ll.shape[0], -1).max(axis=1)
+
+
+def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | None = None) -> Reading:
+    """``none`` or a pawn colour from a :class:`HexLook` (module docstring).
+
+    Each colour's score is its best over an additive glare from 0 up to what the clearing's
+    black ring shows beyond black, and, when the paper saturates in every channel, over how
+    bright it really is, up to what the ring allows (:func:`colour_scores`), so a pawn washed out
+    by glare or saturated by a lamp reads unsure rather than as another colour.
+
+    Parameters
+    ----------
+    look : HexLook
+    piece : Reading or str
+        The piece read on the same hex: the background is the clearing's grey, the forest's
+        greens or white paper; an unsure piece reading allows any of them and caps this reading
+        unsure too.
+    chroma : (3,) float, optional
+        :func:`light_chroma` of the board (default neutral).
+    """
+    piece_label = piece if isinstance(piece, str) else piece.label
+    sure_piece = isinstance(piece, str) or piece.sure
+    white = corrected_white(look.white, np.ones(3) if chroma is None else chroma)
+    g_max = 0.0
+    if piece_label == "clearing" and look.clearing_like():
+        # the ring is black: what it shows beyond black may be light added on top (glare)
+        g_max = float(np.clip(np.mean(look.ring_bgr) - BLACK_LEVEL * np.mean(white), 0.0, None))
+    bright: tuple = (1.0,)
+    if g_max > 0 and np.all(np.asarray(look.white) >= SATURATED):
+        # saturated paper hides how bright the light is; the black ring (never saturated) bounds it
+        k_max = float(np.min(look.ring_bgr / BLACK_FLOOR / np.maximum(white, 1.0)))
+        bright = tuple(k for k in BRIGHT_STEPS if k <= max(1.0, k_max))
+    greens = [np.array(FOREST_DARK) / 255.0, np.array(FOREST_LIGHT) / 255.0,
+              (np.array(FOREST_DARK) + np.array(FOREST_LIGHT)) / 510.0]
+    grey, paper = np.array(CLEARING_GREY) / 255.0, np.ones(3)
+    backs = {"forest": greens, "clearing": [grey], "empty": [paper]}[piece_label] if sure_piece else greens + [grey, paper]
+    names = [p.name for p in PAWN_COLOURS]
+    refl = np.array([np.array(p.bgr) / 255.0 for p in PAWN_COLOURS] + backs)
+    ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
+    scores = dict(zip(names, ll[:len(names)].tolist()))
+    scores["none"] = float(ll[len(names):].max())
+    order = sorted(scores, key=scores.get, reverse=True)
+    margin = COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
+    uneven = piece_label == "clearing" and look.ring_even < RING_EVEN and look.ring < RING_LIFTED
+    if look.washed() or uneven or not sure_piece:
+        margin = min(margin, CAPPED)
+    return _reading(order[0], margin, look)
+
+
+@lru_cache(maxsize=4)
+def _arrow_zones(ppm: float):
+    """Masks of the zones behind ``a`` (x < 0) and behind ``b`` (x > 0) on an edge crop."""
+    x0, x1, half = ARROW_ZONE_MM
+    hw, hh = x1 + 0.5, half + 0.5
+    w, h = int(round(2 * hw * ppm)), int(round(2 * hh * ppm))
+    xs = -hw + (np.arange(w) + 0.5) / ppm
+    ys = -hh + (np.arange(h) + 0.5) / ppm
+    xx, yy = np.meshgrid(xs, ys)
+    across = np.abs(yy) <= half
+    return hw, hh, across & (xx <= -x0) & (xx >= -x1), across & (xx >= x0) & (xx <= x1)
+
+
+def arrow_reading(frame: np.ndarray, homography: np.ndarray, edge: Edge, white: np.ndarray,
+                  ppm: float = PPM, visible: bool = True, washed: bool = False) -> Reading:
+    """``none`` / ``forward`` (``edge.a -> edge.b``) / ``backward`` on one edge (module docstring).
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8 BGR
+    homography : (3, 3)
+    edge : Edge
+        ``edge.a < edge.b`` as the slot's cells are ordered.
+    white : (3,) float
+        Paper white near the edge (the mean of its two hexes'), BGR 0-255.
+    ppm : float
+    visible : bool
+        Both hexes lie inside the frame (else confidence 0).
+    washed : bool
+        A hex of the edge is washed out (:meth:`HexLook.washed`): the reading is capped unsure.
+    """
+    hw, hh, zone_a, zone_b = _arrow_zones(ppm)
+    patch = warp_patch(frame, homography, edge.midpoint_mm, hw, hh, edge.angle_deg, ppm)
+    ink = _ink(patch, white)
+    ia, ib = float(np.median(ink[zone_a])), float(np.median(ink[zone_b]))
+    darker = max(ia, ib)
+    none = (ARROW_NONE_BELOW - darker) / ARROW_SCALE
+    present = (darker - ARROW_ABOVE) / ARROW_SCALE
+    side = (ib - ia) / ARROW_SIDE_SCALE
+    if none > present:
+        label, margin = "none", none
+    else:
+        label, margin = ("forward" if side > 0 else "backward"), min(present, abs(side))
+    if washed:
+        margin = min(margin, CAPPED)
+    if not visible:
+        return Reading(label, 0.0, 0.0)
+    return Reading(label, round(_logistic(margin), 4), round(max(0.0, margin), 3))
+
+
+def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence[tuple],
+               layout: MatLayout | None = None, ppm: float = PPM) -> dict[tuple, Reading]:
+    """Read Scout Pennant slots off one frame.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8 BGR
+        Undistorted.
+    homography : (3, 3) or None
+        Mat mm -> frame px; ``None`` (no board found) reads nothing.
+    slots : sequence of tuple
+        ``("piece", q, r)``, ``("patrol", q, r)``, ``("arrow", q1, r1, q2, r2)`` (see
+        :mod:`assistant.tracking.scout_pennant`).
+    layout : MatLayout, optional
+        Default ``mat_layout("scout-pennant")``.
+    ppm : float
+
+    Returns
+    -------
+    dict slot -> Reading
+        One reading per slot the mat has (unknown slots are left out); ``{}`` without a
+        homography.
+
+    Raises
+    ------
+    ValueError
+        For a frame that is not ``(H, W, 3) uint8``.
+    """
+    frame = np.asarray(frame)
+    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+        raise ValueError(f"frame must be (H, W, 3) uint8 BGR, got {frame.shape} {frame.dtype}")
+    if homography is None or not np.all(np.isfinite(homography)):
+        return {}
+    layout = layout or mat_layout(GAME)
+    cells = {c.key: c for c in layout.cells}
+    edges = {(e.a, e.b) if e.a < e.b else (e.b, e.a): e for e in layout.edges}
+    needed: set = set()
+    for slot in slots:
+        if slot[0] in ("piece", "patrol"):
+            needed.add((slot[1], slot[2]))
+        elif slot[0] == "arrow":
+            needed |= {(slot[1], slot[2]), (slot[3], slot[4])}
+    needed &= set(cells)
+    # the light's colour from the needed hexes, and a spread of others (every third cell) when few are needed
+    sample = needed if len(needed) >= 12 else needed | {k for k in cells if (k[0] + 2 * k[1]) % 3 == 0}
+    looks = {k: look_at_hex(frame, homography, cells[k], ppm) for k in sorted(sample)}
+    chroma = light_chroma(list(looks.values()))
+    misregistered = registration_suspect(list(looks.values()))
+
+    def look(key):
+        return looks[key]
+
+    out: dict[tuple, Reading] = {}
+    for slot in slots:
+        kind = slot[0]
+        if kind in ("piece", "patrol") and (slot[1], slot[2]) in cells:
+            lk = look((slot[1], slot[2]))
+            piece = piece_reading(lk)
+            out[slot] = piece if kind == "piece" else patrol_reading(lk, piece, chroma)
+        elif kind == "arrow" and ((slot[1], slot[2]), (slot[3], slot[4])) in edges:
+            a, b = (slot[1], slot[2]), (slot[3], slot[4])
+            e = edges[(a, b)]
+            la, lb = look(a), look(b)
+            if (e.a, e.b) != (a, b):           # the layout lists it the other way round
+                e = Edge(a, b, e.midpoint_mm, (e.angle_deg + 180.0) % 360.0)
+            out[slot] = arrow_reading(frame, homography, e, (la.white + lb.white) / 2, ppm, la.visible and lb.visible,
+                                      la.washed() or lb.washed() or la.lifted() or lb.lifted())
+    if misregistered:
+        out = {slot: Reading(r.label, 0.0, 0.0) for slot, r in out.items()}
+    return out
+
+
+def registration_suspect(looks: Sequence[HexLook]) -> bool:
+    """True when the clearings lie systematically off their cells: the homography is wrong
+    (e.g. fitted to three blurred markers), and nothing read with it is sure.
+
+    Pieces lie within ``~1.5 mm`` of their place, so the median offset of the clearing rings
+    found (``HexLook.shift_mm``) stays near 1 mm; it is suspect above ``SHIFT_SUSPECT_MM`` (with
+    at least three clearings in view), or when a third of them are found at the edge of the search.
+    """
+    shifts = np.array([lk.shift_mm for lk in looks if lk.visible and lk.clearing_like()])
+    if len(shifts) < 3:
+        return False
+    edge = np.mean(np.max(np.abs(shifts), axis=1) >= SHIFT_MM - 0.3)
+    return bool(np.median(np.hypot(shifts[:, 0], shifts[:, 1])) > SHIFT_SUSPECT_MM or edge > 1 / 3)
+
+
+def all_slots(layout: MatLayout | None = None) -> list[tuple]:
+    """Every slot of the mat: pieces and patrols of each hex, then the arrows of each edge."""
+    layout = layout or mat_layout(GAME)
+    out: list[tuple] = []
+    for c in layout.cells:
+        out += [("piece", *c.key), ("patrol", *c.key)]
+    for e in layout.edges:
+        a, b = (e.a, e.b) if e.a < e.b else (e.b, e.a)
+        out.append(("arrow", *a, *b))
+    return out
+
+
+def detect_image(image: np.ndarray, homography: np.ndarray | None = None,
+                 layout: MatLayout | None = None) -> dict[tuple, Reading]:
+    """Every slot of one still image (``assistant detect``).
+
+    Parameters
+    ----------
+    image : (H, W, 3) uint8 BGR
+        Undistorted.
+    homography : (3, 3), optional
+        Mat mm -> image px (e.g. from ``--corners``); when ``None`` the mat's ArUco markers
+        are looked for (:func:`~assistant.vision.registration.register`).
+    layout : MatLayout, optional
+
+    Returns
+    -------
+    dict slot -> Reading
+        ``{}`` when there is no homography and the markers are not found (F5: no board is a
+        state, not an error); see :func:`board_homography` for the reason.
+
+    Raises
+    ------
+    ValueError
+        For an image that is not ``(H, W, 3) uint8``.
+    """
+    layout = layout or mat_layout(GAME)
+    if homography is None:
+        homography, _reason = board_homography(image, layout)
+    return read_slots(image, homography, all_slots(layout), layout)
+
+
+def board_homography(image: np.ndarray, layout: MatLayout | None = None) -> tuple[np.ndarray | None, str]:
+    """The mat's homography from its ArUco markers, or ``(None, reason)`` ("2 of 4 markers seen").
+
+    Raises
+    ------
+    ValueError
+        For an image that is not ``(H, W, 3) uint8``.
+    """
+    from ..registration import detect_markers, make_detector, register
+
+    image = np.asarray(image)
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"image must be (H, W, 3) uint8 BGR, got {image.shape} {image.dtype}")
+    fit = register(detect_markers(image, make_detector()), layout or mat_layout(GAME))
+    if not fit:
+        return None, str(getattr(fit, "reason", "board not found"))
+    return fit.homography, "ok"
+
+
+def summarise(readings: Mapping[tuple, Reading]) -> dict[str, int]:
+    """How many readings of each kind are sure and unsure: ``{"piece_sure": n, ...}``."""
+    out: dict[str, int] = {}
+    for slot, r in readings.items():
+        key = f"{slot[0]}_{'sure' if r.sure else 'unsure'}"
+        out[key] = out.get(key, 0) + 1
+    return out

@@ -1,0 +1,411 @@
+"""Discovery Island on the table: the kit, the detector, the mat rules and the tracker.
+
+Rendered tests use the kit's tiles on the rendered mat (seeds 700-799: not used for teaching,
+tuning or the bench). Tracker tests with hand-made readings check the logic exactly; rendered
+ones check the whole path frames -> motion gate -> detector -> tracker (field reports F6, F9,
+F10). The detector is taught once and cached (:func:`load_or_teach`; about 25 s the first time).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import numpy as np
+import pytest
+
+from assistant.games.base import Event
+from assistant.games.discovery_island import GAME
+from assistant.games.discovery_island.geometry import to_axial
+from assistant.records import parse_record
+from assistant.tracking.base import Reading
+from assistant.tracking.discovery_island import (CENTRE, DiscoveryIslandTable, DiscoveryIslandTracker, TableState,
+                                                 advance, lattice_step, target_cell)
+from assistant.vision.kits.discovery_island import (TILE_H_MM, TILE_R_MM, TILE_W_MM, all_designs, print_kit,
+                                                    slot_labels, supply_designs, tile_art)
+from assistant.vision.kits.discovery_island_detect import SLOT_KINDS, detect_image, load_or_teach, read_slots
+from assistant.vision.kits.discovery_island_live import LiveIsland
+from assistant.vision.kits.discovery_island_scene import random_board, random_camera, views
+from assistant.vision.kits.discovery_island_script import MatScript
+from assistant.vision.render.lighting import DAYLIGHT
+from assistant.vision.render.renderer import Renderer
+from assistant.vision.render.sequence import Hold, Reach, Sequence, Sweep
+
+SIZE = (1280, 720)
+FRAGMENT = """# fragment
+col,row,terrain,feature,label
+1,1,open,none,
+1,2,open,none,
+1,3,bush,none,
+1,4,bush,none,
+2,1,jungle,none,
+2,2,jungle,none,
+2,3,open,none,
+2,4,bush,none,
+2,5,bush,none,
+3,1,jungle,none,
+3,2,jungle,checkpoint,A2
+3,3,open,none,
+3,4,open,none,
+3,5,bush,none,
+4,1,mountain,none,
+4,2,mountain,none,
+4,3,jungle,none,
+4,4,jungle,none,
+4,5,open,none,
+5,1,mountain,none,
+5,2,wetland,none,
+5,3,open,ruin,C4
+5,4,jungle,none,
+5,5,open,none,
+6,1,wetland,none,
+6,2,wetland,none,
+6,3,wetland,none,
+6,4,open,none,
+7,6,sea,none,
+"""
+DEAL = {"A1": {"type": "terrain", "terrain": "jungle"}, "A2": {"type": "terrain", "terrain": "wetland"},
+        "A3": {"type": "empty"}, "A4": {"type": "terrain", "terrain": "open"},
+        "A5": {"type": "terrain", "terrain": "jungle"}, "A6": {"type": "symbol", "symbol": "ruin"},
+        "B1": {"type": "terrain", "terrain": "wetland"}, "B2": {"type": "terrain", "terrain": "jungle"}}
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+def fragment_state(tmp_path, first_player=0):
+    """The start of header H of the rules' worked examples (§8): P0 lands on (2,2), P1 on (4,4)."""
+    (tmp_path / "fragment.csv").write_text(FRAGMENT)
+    head = {"format": "tabletop-record/1", "game": "discovery-island",
+            "setup": {"map": "fragment.csv", "data": "default",
+                      "equipment": [["rope", "boots", "mosquito_net"], ["machete", "water_bottle", "antidote", "compass"]],
+                      "landing": [[2, 2], [4, 4]], "checkometer": {"kind": "digital", "treasure": "C4", "checkpoints": DEAL},
+                      "first_player": first_player}, "rulings": {}}
+    return parse_record(json.dumps(head) + "\n", base_dir=tmp_path).start
+
+
+def ev(text: str) -> Event:
+    """``"P0 N jungle/4"``, ``"P0 S open/2 shortcut"``, ``"P0 enter_checkpoint N A2"``, ``"P0 end"``,
+    ``"P0 resolved fall none"``, ``"P0 learn A2"``."""
+    w = text.split()
+    p = int(w[0][1])
+    if w[1] == "end":
+        return Event.make(p, "end_march")
+    if w[1] == "learn":
+        return Event.make(p, "learn_clue", label=w[2])
+    if w[1] == "resolved":
+        return Event.from_params(p, "event_resolved", {"kind": w[2], "equipment": None if w[3] == "none" else w[3]})
+    if w[1].startswith("enter_"):
+        return Event.make(p, w[1], dir=w[2], label=w[3])
+    terrain, points = w[2].split("/")
+    return Event.make(p, "choose_direction", dir=w[1],
+                      tile={"terrain": terrain, "points": int(points), "mark": w[3] if len(w) > 3 else "none"})
+
+
+def perfect(ts: TableState, cells, sure=True) -> dict:
+    """Readings a perfect detector gives of ``cells`` in table state ``ts``."""
+    model = DiscoveryIslandTable()
+    exp = model.expected(ts)
+    return {s: Reading(exp[s], 1.0 if sure else 0.3, 5.0 if sure else 0.1) for s in model.slots(cells)}
+
+
+def show(tracker: DiscoveryIslandTracker, event: Event, readings_of=None, truth: TableState | None = None):
+    """Lay ``event``'s tiles on the true table ``truth`` (default: the tracker's) and let the
+    tracker explain perfect readings (``readings_of(after)`` replaces some); returns the
+    verdict and the true table after the event."""
+    model = tracker.model
+    truth = truth or tracker.state
+    after = advance(truth, event)
+    assert after, after
+    cells = model.touched(truth, event)
+    obs = perfect(after, tracker.cells_to_read(cells))
+    if readings_of:
+        obs.update(readings_of(after))
+    return tracker.explain(obs, cells), after
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_or_teach()
+
+
+def render_play(model, start, steps_of, seed=700, light=DAYLIGHT):
+    """Play scripted steps through frames -> gate -> detector -> tracker; returns (tracker, verdicts, script).
+
+    ``steps_of(script)`` returns a list of (step list, tablet events) pairs; scene actions in the
+    steps are made with the script (which keeps the scene)."""
+    tracker = DiscoveryIslandTracker(start, detector=model)
+    script = MatScript(start, random.Random(seed))
+    cam = random_camera(random.Random(seed), SIZE)
+    live = LiveIsland(tracker, 30.0)
+    renderer = Renderer(cam)
+    verdicts, index, t0 = [], 0, 0.0
+    scene = script.scene
+    for steps, tablet in [([Hold(12)], [])] + steps_of(script):
+        for e in tablet:
+            verdicts.append(tracker.apply_tablet(e))
+        if not steps:
+            continue
+        seq = Sequence(scene, cam, steps, light, fps=30, seed=seed + index, renderer=renderer)
+        states = seq.states()
+        for st in states:
+            step = live.process(seq.render_state(st).image, index + st.index, t0 + st.t)
+            if step.verdict is not None:
+                verdicts.append(step.verdict)
+        index += len(states)
+        t0 += len(states) / 30.0
+        scene = states[-1].scene
+    return tracker, verdicts, script
+
+
+def kinds(verdicts):
+    return [v.kind for v in verdicts]
+
+
+# --- the kit -----------------------------------------------------------------------------------------
+
+def test_the_kit_covers_the_supply_and_names_every_slot():
+    supply = supply_designs()
+    assert sum(supply.values()) == 210 and len(supply) == 43 and len(all_designs()) == 48
+    assert slot_labels("jungle/3/event:fever") == ("jungle", "3", "event:fever")
+    assert slot_labels("-/4/checkpoint") == ("checkpoint", "4", "checkpoint")
+    assert slot_labels("back:wetland") == ("back:wetland", "none", "none")
+    img = tile_art("open/2/shortcut", 10.0)
+    assert img.shape == (round(TILE_H_MM * 10), round(TILE_W_MM * 10), 4)
+    assert img[0, 0, 3] == 0 and img[img.shape[0] // 2, img.shape[1] // 2, 3] == 255
+    with pytest.raises(ValueError):
+        tile_art("sea/2/none")
+
+
+def test_the_kit_pdf_is_printed_at_true_size(tmp_path):
+    png, pdf = print_kit(tmp_path / "kit", "a4", dpi=100)
+    boxes = re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf.read_bytes())
+    assert len(boxes) == 1 + 2 * 10                # instructions, then 10 sheets of faces and their backs
+    for w, h in boxes:                             # PDF points: 72 per inch
+        assert abs(float(w) / 72 * 25.4 - 210.0) < 0.5 and abs(float(h) / 72 * 25.4 - 297.0) < 0.5
+    from PIL import Image
+
+    with Image.open(png) as im:
+        assert round(im.info["dpi"][0]) == 100
+    png2, pdf2 = print_kit(tmp_path / "letter", "letter", dpi=72)
+    w, h = re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf2.read_bytes())[0]
+    assert abs(float(w) - 612.0) < 1.0 and abs(float(h) - 792.0) < 1.0
+    assert TILE_R_MM < 25.0                        # a tile lies inside its 25 mm hex of the mat
+
+
+# --- the detector --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("which, limit", [("normal", 0.002), ("stress", 0.01)])
+def test_the_detector_reads_rendered_tiles(model, which, limit):
+    wrong, sure_wrong, total = 0, 0, 0
+    for frame, homography, truth, _name in views(720, 4, which, size=SIZE, cameras=2):
+        readings = read_slots(model, frame, homography, list(truth))
+        for cell, design in truth.items():
+            for kind, want in zip(SLOT_KINDS, slot_labels(design)):
+                r = readings[(kind, *cell)]
+                total += 1
+                wrong += r.label != want
+                sure_wrong += r.label != want and r.sure
+    assert total == 4 * 63 * 3
+    assert wrong / total <= limit and sure_wrong == 0
+
+
+def test_detect_image_finds_the_mat_and_reads_every_slot(model):
+    rng = random.Random(731)
+    scene, truth = random_board(rng, fill=0.5)
+    cam = random_camera(rng, SIZE)
+    frame = Renderer(cam).render(scene, seed=1).image
+    readings = detect_image(frame, None, model)
+    assert len(readings) == 63 * 3
+    assert all(readings[("tile", *c)].label == slot_labels(d)[0] for c, d in truth.items())
+    with pytest.raises(ValueError):
+        detect_image(np.zeros((SIZE[1], SIZE[0], 3), np.uint8), None, model)
+
+
+# --- the mat rules, with hand-made readings ------------------------------------------------------------
+
+def test_a_march_is_followed_and_its_sum_and_end_are_announced(tmp_path):
+    tracker = DiscoveryIslandTracker(fragment_state(tmp_path))
+    assert tracker.state.board() == {CENTRE: "back:jungle"}
+    v, _ = show(tracker, ev("P0 S open/2 shortcut"))
+    assert v.kind == "commit" and v.cells == [(4, 4)] and "+1, march 1/12" in v.message
+    v, _ = show(tracker, ev("P0 SE open/3"))
+    assert v.kind == "commit" and "march 4/12" in v.message
+    v, _ = show(tracker, ev("P0 enter_checkpoint N A2"))
+    assert v.kind == "commit" and "checkpoint A2: +4, march 8/12" in v.message
+    assert tracker.state.board()[(5, 3)] == "-/4/checkpoint"
+    v = tracker.apply_tablet(ev("P0 learn A2"))
+    assert v.kind == "commit" and "March over at 15 (3 lost)" in v.message
+    v, after = show(tracker, ev("P0 end"))
+    assert v.kind == "commit" and "march ended at 15 points" in v.message and "player 1 walks next" in v.message
+    assert tracker.state.board() == {CENTRE: "back:jungle"}          # P1's start tile: it stands on jungle (4,4)
+
+
+def test_a_wrong_terrain_is_illegal_with_its_hex_and_the_fix_is_committed(tmp_path):
+    tracker = DiscoveryIslandTracker(fragment_state(tmp_path))
+    target = lattice_step(CENTRE, "N")
+    wrong = {("tile", *target): Reading("open"), ("number", *target): Reading("2"), ("mark", *target): Reading("none")}
+    obs = {**perfect(tracker.state, tracker.cells_to_read([target])), **wrong}
+    v = tracker.explain(obs, [target])
+    assert v.kind == "illegal" and v.reason == "wrong_terrain_laid" and v.cells == [target]
+    assert tracker.state.board() == {CENTRE: "back:jungle"} and tracker.log == []
+    v, _ = show(tracker, ev("P0 N jungle/4"))                          # the opponent lays the right tile
+    assert v.kind == "commit" and tracker.log == [ev("P0 N jungle/4")]
+
+
+def test_an_unsure_reading_asks_and_commits_nothing(tmp_path):
+    tracker = DiscoveryIslandTracker(fragment_state(tmp_path))
+    target = lattice_step(CENTRE, "N")
+    v, _ = show(tracker, ev("P0 N jungle/4"),
+                lambda after: {("number", *target): Reading("4", 0.9, 0.2)})
+    assert v.kind == "ask" and v.cells == [target] and tracker.log == []
+    v, _ = show(tracker, ev("P0 N jungle/4"))                          # read again, clearly
+    assert v.kind == "commit"
+
+
+def test_a_misread_never_corrupts_the_committed_state(tmp_path):
+    """F10: a sure misread (a number the terrain never shows, or a spurious change elsewhere)
+    is reported or asked about; the committed state stays; the true reading then commits."""
+    tracker = DiscoveryIslandTracker(fragment_state(tmp_path))
+    before = json.dumps(tracker.game.summary(tracker.state), sort_keys=True)
+    target = lattice_step(CENTRE, "N")
+    v, _ = show(tracker, ev("P0 N jungle/4"), lambda after: {("number", *target): Reading("6")})
+    assert v.kind == "illegal" and v.reason == "points_out_of_range"
+    far = (0, 0)
+    v, _ = show(tracker, ev("P0 N jungle/4"), lambda after: {("tile", *far): Reading("bush")})
+    assert v.kind == "ask" and json.dumps(tracker.game.summary(tracker.state), sort_keys=True) == before
+    v, _ = show(tracker, ev("P0 N jungle/4"))
+    assert v.kind == "commit" and tracker.log == [ev("P0 N jungle/4")]
+
+
+def test_a_tile_laid_before_its_event_is_resolved_is_committed_after_the_tablet(tmp_path):
+    tracker = DiscoveryIslandTracker(fragment_state(tmp_path, first_player=1))
+    v, _ = show(tracker, ev("P1 N jungle/2"))
+    v, _ = show(tracker, ev("P1 N mountain/4 event:fall"))
+    assert v.kind == "commit" and "Event fall" in v.message
+    resolved = ev("P1 resolved fall none")
+    nxt = advance(advance(tracker.state, resolved), ev("P1 end"))
+    cells = tracker.model.touched(advance(tracker.state, resolved), ev("P1 end"))
+    v = tracker.explain(perfect(nxt, tracker.cells_to_read(cells)), cells)   # mat cleared too early
+    assert v.kind == "illegal" and v.reason == "resolution_pending"
+    v = tracker.apply_tablet(resolved)
+    assert v.kind == "commit" and [e.type for e in v.events][:2] == ["event_resolved", "end_march"]
+    assert tracker.state.game.to_move == 0 and tracker.state.game.skips == [0, 1]
+
+
+def test_walking_off_the_mat_recentres_the_last_tile(tmp_path):
+    state = fragment_state(tmp_path)
+    ts = TableState(state, ((CENTRE, "back:jungle"), ((8, 3), "jungle/3/none")), (8, 3))
+    cell, recentred = target_cell(ts, "NE")
+    assert recentred and cell == lattice_step(CENTRE, "NE") == (5, 2)
+    model = DiscoveryIslandTable()
+    step = ev("P0 NE jungle/2")
+    assert model.touched(ts, step) == {CENTRE, (8, 3), cell}
+    assert advance(ts, step).board() == {CENTRE: "jungle/3/none", cell: "jungle/2/none"}
+    tracker = DiscoveryIslandTracker(ts)
+    v, _ = show(tracker, step)
+    assert v.kind == "commit" and v.events == [step] and tracker.state.cursor == cell
+
+
+def test_a_tile_like_the_one_under_it_is_committed_when_the_next_move_tells(tmp_path):
+    """Crossing one's own path with a tile like the one there changes no label: the tracker
+    waits, and the next move (a tile that only fits after it) commits both."""
+    tracker = DiscoveryIslandTracker(fragment_state(tmp_path))
+    show(tracker, ev("P0 S open/2"))                               # (2,3) -> lattice (4,4)
+    show(tracker, ev("P0 SE open/3"))                              # (3,3) -> (5,4)
+    v, truth = show(tracker, ev("P0 NW open/2"))                   # back onto (2,3): the same tile again
+    assert v.kind == "nothing" and tracker.maybe == {(4, 4)} and tracker.log == [ev("P0 S open/2"), ev("P0 SE open/3")]
+    v, truth = show(tracker, ev("P0 SW bush/5"), truth=truth)      # (1,3) -> lattice (3,4): next to (4,4) only
+    assert v.kind == "commit" and v.events == [ev("P0 NW open/2"), ev("P0 SW bush/5")]
+    assert "march 12/12" in v.message and tracker.maybe == set()
+
+
+# --- rendered: frames -> gate -> detector -> tracker ----------------------------------------------------
+
+def test_rendered_march_with_shortcut_checkpoint_event_and_end(model, tmp_path):
+    state = fragment_state(tmp_path)
+    plan = [ev("P0 S open/2 shortcut"), ev("P0 SE open/3"), ev("P0 enter_checkpoint N A2"), "P0 learn A2",
+            ev("P0 end"), ev("P1 N jungle/2"), ev("P1 N mountain/4 event:fall"), "P1 resolved fall none"]
+
+    def steps_of(script):
+        out = []
+        for item in plan:
+            if isinstance(item, str):
+                out.append(([], [ev(item)]))
+                script.apply(ev(item))
+                continue
+            actions, cell = script.apply(item)
+            out.append(([Reach(cell, actions, dwell_frames=5), Hold(16)], []))
+        return out
+
+    tracker, verdicts, _ = render_play(model, TableState.start(state), steps_of)
+    assert kinds(verdicts) == ["commit"] * 8, [v.message for v in verdicts]
+    assert tracker.log[:5] == [ev("P0 S open/2 shortcut"), ev("P0 SE open/3"), ev("P0 enter_checkpoint N A2"),
+                               ev("P0 learn A2"), ev("P0 end")]
+    assert "+1, march 1/12" in verdicts[0].message and "March over at 15 (3 lost)" in verdicts[3].message
+    assert "march ended at 15 points" in verdicts[4].message
+    assert "Event fall" in verdicts[6].message and "March over at 6 by the event" in verdicts[7].message
+
+
+def test_rendered_wrong_tile_is_reported_with_its_hex(model, tmp_path):
+    state = fragment_state(tmp_path)
+    target = lattice_step(CENTRE, "N")
+
+    def steps_of(script):
+        wrong = script.lay(target, "open/2/none")
+        fix = script.take(target) + script.lay(target, "jungle/4/none")
+        script.ts = advance(script.ts, ev("P0 N jungle/4"))
+        return [([Reach(target, wrong, dwell_frames=5), Hold(16)], []),
+                ([Reach(target, fix, dwell_frames=5), Hold(16)], [])]
+
+    tracker, verdicts, _ = render_play(model, TableState.start(state), steps_of, seed=741)
+    assert kinds(verdicts) == ["illegal", "commit"]
+    assert verdicts[0].reason == "wrong_terrain_laid" and verdicts[0].cells == [target]
+    assert tracker.log == [ev("P0 N jungle/4")]
+
+
+@pytest.mark.parametrize("plan, seed", [(("P0 S open/2", "P0 S bush/9"), 752), (("P0 N jungle/4", "P0 SE jungle/3"), 753)],
+                         ids=["in-a-line", "two-orders"])
+def test_rendered_tiles_laid_together_are_committed_in_order_or_asked(model, tmp_path, plan, seed):
+    """F6/F7: two tiles laid in one go (one stable change): both are committed, in order; when
+    they could have been laid in either order (a triangle with the last tile, the same
+    terrains), the players are asked, the true order among the options, nothing committed."""
+    state = fragment_state(tmp_path)
+    first, second = ev(plan[0]), ev(plan[1])
+
+    def steps_of(script):
+        a, c1 = script.apply(first)
+        b, c2 = script.apply(second)
+        return [([Reach(c1, a + b, dwell_frames=6), Hold(16)], [])]
+
+    tracker, verdicts, _ = render_play(model, TableState.start(state), steps_of, seed=seed)
+    if seed == 752:
+        assert kinds(verdicts) == ["commit"] and verdicts[0].events == [first, second]
+    else:
+        assert kinds(verdicts) == ["ask"] and [first, second] in verdicts[0].options and tracker.log == []
+
+
+def test_rendered_quick_successive_tiles_are_all_committed_in_order(model, tmp_path):
+    """F6: two tiles laid by two quick arms within about a second: every move, in order."""
+    state = fragment_state(tmp_path)
+    first, second = ev("P0 N jungle/4"), ev("P0 SE jungle/3")
+
+    def steps_of(script):
+        a, c1 = script.apply(first)
+        b, c2 = script.apply(second)
+        return [([Reach(c1, a, dwell_frames=3, speed_mm_s=1400.0),
+                  Reach(c2, b, dwell_frames=3, speed_mm_s=1400.0, entry="right"), Hold(16)], [])]
+
+    tracker, verdicts, _ = render_play(model, TableState.start(state), steps_of, seed=754)
+    assert set(kinds(verdicts)) == {"commit"} and tracker.log == [first, second]
+
+
+def test_rendered_arm_sweep_commits_nothing(model, tmp_path):
+    """F9: an arm sweeping across the mat at 1 m/s changes nothing."""
+    state = fragment_state(tmp_path)
+
+    def steps_of(script):
+        return [([Sweep((-150.0, 260.0), (640.0, 200.0), speed_mm_s=1000.0), Hold(16)], [])]
+
+    tracker, verdicts, _ = render_play(model, TableState.start(state), steps_of, seed=763)
+    assert all(v.kind == "nothing" for v in verdicts) and tracker.log == []

@@ -1,0 +1,304 @@
+"""Scout Pennant on the table: the printable kit, the kit detector on rendered boards (normal
+light and stress), and the tracker on rendered moves and on exact or wrong readings: build,
+fire with merge and split, enter, take from the finish, an illegal fire named with its reason
+code, ambiguity and uncertainty asked, a misread cell that never corrupts the state (F10),
+quick compound moves (F6/F7), an arm sweep that commits nothing (F9), no board (F5), glare (F8),
+arrows snapped to the board's directions (F11).
+
+Rendered scenes use seeds the detector was not tuned on (tuning: 0-99)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from assistant.bench.detect_scout_pennant import AUTO, SlotStats, TableRun, static_accuracy, stress_conditions
+from assistant.games.scout_pennant import GAME
+from assistant.tracking.base import Reading
+from assistant.tracking.scout_pennant import (TWIN_FORESTS, ScoutPennantTable, ScoutPennantTracker, arrow_slot,
+                                              kit_colours, position_key)
+from assistant.vision.kits import scout_pennant as kit
+from assistant.vision.kits.scout_pennant_detect import detect_image, read_slots
+from assistant.vision.kits.scout_pennant_scene import KitArt, move_actions, slot_pieces, table_scene
+from assistant.vision.mats import mat_layout
+from assistant.vision.printing import draw_mat, tile_pages
+from assistant.vision.render.camera import look_at_mat
+from assistant.vision.render.lighting import DAYLIGHT
+from assistant.vision.render.renderer import Renderer
+from assistant.vision.render.scene import Scene
+from assistant.vision.render.sequence import Hold, Reach, Sweep
+from assistant.vision.render.truth import homography as true_homography
+
+MODEL = ScoutPennantTable()
+LAYOUT = mat_layout("scout-pennant")
+ART = KitArt()
+RED, BLUE = {"seat": 0, "colour": "red"}, {"seat": 1, "colour": "blue"}
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def start(position=None, **extra):
+    setup = {"players": [RED, BLUE], **extra}
+    if position:
+        setup["position"] = position
+    return GAME.new_state(setup, {})
+
+
+def ev(obj, state):
+    return GAME.parse_event(obj, state)
+
+
+def apply(state, *objs):
+    for obj in objs:
+        state = GAME.apply(state, ev(obj, state))
+        assert state, state
+    return state
+
+
+def look(before, after, confidence=1.0, flip=None):
+    """What a perfect camera reports after the table went from ``before`` to ``after``: the
+    cells whose middle changed (pieces, pawns: what the motion gate sees) and the readings of
+    their slots; ``flip`` maps slots to wrong labels (a misread)."""
+    a, b = MODEL.expected(before), MODEL.expected(after)
+    changed = sorted({(s[1], s[2]) for s in a if s[0] != "arrow" and a[s] != b[s]})
+    observed = {s: Reading(b[s], confidence, 5.0) for s in MODEL.slots(changed)}
+    for slot, label in (flip or {}).items():
+        observed[slot] = Reading(label, 0.95, 3.0)
+    return observed, changed
+
+
+def run_on_table(state, seed, lighting=DAYLIGHT, settings=AUTO, tilt=20.0, azimuth=30.0, roll=8.0):
+    layout = LAYOUT
+    cam = look_at_mat(layout.outline_mm(), (1280, 720), 60.0, tilt, azimuth, roll)
+    run = TableRun(state, table_scene(MODEL.expected(state), seed=seed, art=ART), cam, lighting, settings, seed, art=ART)
+    run.settle()
+    return run
+
+
+#: Red to move. Forest (0,2): (0,3), (1,2) -> (0,1) (a merge); forest (1,0): (0,1) -> (1,1), (2,0)
+#: (a split); red on (0,3) and (1,2); blue on the finish (its take is due) and on its start.
+NET = {"clearings": [[0, 3], [1, 2], [0, 1], [1, 1], [2, 0]], "forests": [[0, 2], [1, 0]],
+       "arrows": [{"from": [0, 3], "to": [0, 2]}, {"from": [1, 2], "to": [0, 2]}, {"from": [0, 2], "to": [0, 1]},
+                  {"from": [0, 1], "to": [1, 0]}, {"from": [1, 0], "to": [1, 1]}, {"from": [1, 0], "to": [2, 0]}],
+       "patrols": [{"seat": 0, "cell": [0, 3]}, {"seat": 0, "cell": [1, 2]}, {"seat": 1, "cell": [0, 0]},
+                   {"seat": 1, "cell": [0, -4]}]}
+
+
+# -- the kit --------------------------------------------------------------------------------------
+
+def test_kit_pdf_and_png_are_true_size(tmp_path):
+    files = kit.print_kit(tmp_path / "kit", "a4", dpi=100.0)
+    pdf, pngs = files[0], files[1:]
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", pdf.read_bytes())
+    assert len(boxes) == len(pngs) >= 6
+    for w, h in boxes:                               # A4 in points, either way round
+        assert sorted((float(w), float(h))) == pytest.approx([210 / 25.4 * 72, 297 / 25.4 * 72], abs=1.0)
+    board = len(tile_pages(draw_mat(LAYOUT, 100.0 / 25.4), 100.0 / 25.4, "a4"))
+    with Image.open(pngs[board]) as im:              # the first clearings sheet, after the board's
+        assert im.info["dpi"] == pytest.approx((100.0, 100.0), abs=0.01)
+        page = cv2.cvtColor(np.asarray(im.convert("RGB")), cv2.COLOR_RGB2BGR)
+    ppm = 100.0 / 25.4
+    # the first clearing: top-left corner at (12, 18) mm; its black ring spans 34 mm
+    row = page[int(round((18 + 17) * ppm)), :int(round(47 * ppm))].mean(axis=1)
+    dark = np.nonzero(row < 100)[0]
+    assert (dark.max() - dark.min() + 1) / ppm == pytest.approx(kit.CLEARING_MM, abs=1.0)
+
+
+def test_kit_pieces_fit_the_hexes_and_colours_have_letters():
+    inradius = kit.hex_inradius_mm()
+    assert kit.CLEARING_MM / 2 < inradius - 6.0          # white paper between a clearing and the side
+    assert kit.FOREST_MM / 2 * 2 ** 0.5 < inradius - 3.0   # a forest's corner never reaches the arrow zone
+    assert [p.letter for p in kit.PAWN_COLOURS] == list("RBGYPO")
+    assert kit_colours(["red", "blue"]) == ("red", "blue")
+    assert len(set(kit_colours(["black", "red", "white", "blue"]))) == 4
+
+
+# -- the detector -----------------------------------------------------------------------------------
+
+def _stats_ok(stats: dict[str, SlotStats], max_error: float):
+    for kind, st in stats.items():
+        assert st.silent == 0, (kind, [(k, v) for k, v in st.confusion.items() if k[0] != k[1]])
+        assert st.wrong <= max_error * st.n, (kind, st.wrong, st.n)
+
+
+def test_detector_reads_every_slot_in_daylight():
+    stats = static_accuracy([201, 203], {"daylight": (DAYLIGHT, AUTO)})
+    assert sum(st.n for st in stats.values()) == 2 * 278
+    for st in stats.values():
+        assert st.wrong == 0 and st.unsure <= 0.01 * st.n
+
+
+def test_detector_under_glare_blur_and_dim_light_is_right_or_unsure():
+    """F8: under a warm lamp whose glare lies on the board, a blur and a dim noisy room, a slot
+    is read right or reported unsure, never wrong and sure."""
+    stress = stress_conditions()
+    conds = {k: stress[k] for k in ("warm lamp + glare", "blur", "dim")}
+    _stats_ok(static_accuracy([202], conds), 0.01)
+
+
+def test_arrows_laid_askew_snap_to_the_side_they_cross():
+    """F11: an arrow turned 12 degrees and 2.5 mm off still reads as one of the three labels of its side."""
+    state = apply(start(), {"actor": 0, "type": "build", "cell": [0, 3], "piece": "forest", "arrows": [{"from": [0, 4]}]},
+                  {"actor": 1, "type": "build", "cell": [0, 2], "piece": "clearing", "arrows": [{"from": [0, 3]}]})
+    table = MODEL.expected(state)
+    rng = np.random.default_rng(5)
+    pieces = []
+    for slot in sorted(table):
+        pieces += slot_pieces(slot, table[slot], LAYOUT, rng, ART, jitter_mm=2.5 if slot[0] == "arrow" else 1.0,
+                              turn_deg=12.0)
+    scene = Scene(LAYOUT).place(*pieces)
+    cam = look_at_mat(LAYOUT.outline_mm(), (1280, 720), 60.0, 25.0, 0.0, 0.0)
+    image = Renderer(cam).render(scene, lighting=DAYLIGHT, settings=AUTO, seed=3).image
+    arrows = [s for s in table if s[0] == "arrow"]
+    got = read_slots(image, true_homography(cam, np.eye(3)), arrows)
+    assert {s: r.label for s, r in got.items()} == {s: table[s] for s in arrows}
+    assert got[arrow_slot((0, 4), (0, 3))[0]] == Reading("backward", got[("arrow", 0, 3, 0, 4)].confidence,
+                                                         got[("arrow", 0, 3, 0, 4)].margin)
+
+
+def test_no_board_reads_nothing_and_raises_nothing():
+    """F5: a frame without the mat gives no readings (and no exception)."""
+    blank = np.full((480, 640, 3), 90, np.uint8)
+    assert detect_image(blank) == {}
+    assert read_slots(blank, None, MODEL.all_slots()) == {}
+    with pytest.raises(ValueError):
+        read_slots(np.zeros((10, 10), np.uint8), np.eye(3), [])
+
+
+# -- the tracker on rendered moves -------------------------------------------------------------------
+
+def test_rendered_moves_merge_take_split_build_enter_are_committed():
+    state = start(NET)
+    run = run_on_table(state, seed=301)
+    moves = [{"actor": 0, "type": "fire", "cell": [0, 2]},                 # merge: 2 in, 1 out
+             {"actor": 1, "type": "take_from_finish"},                    # mandatory take
+             {"actor": 0, "type": "fire", "cell": [1, 0]},                 # split: 1 in, 2 out
+             {"actor": 1, "type": "build", "cell": [0, -3], "piece": "forest", "arrows": [{"from": [0, -4]}]},
+             {"actor": 0, "type": "enter"},
+             {"actor": 1, "type": "build", "cell": [1, -4], "piece": "clearing", "arrows": [{"from": [0, -3]}]}]
+    rng = np.random.default_rng(11)
+    for obj in moves:
+        event = ev(obj, run.state)
+        result = run.move([apply(run.state, obj)], rng=rng)
+        assert result.correct, (obj, [(v.kind, v.message) for v in result.verdicts])
+        assert result.events == [event]
+        assert result.latency_s is not None and result.latency_s < 1.0
+
+
+def test_rendered_illegal_fire_is_named_with_its_reason_and_cells():
+    """Red fires a forest whose second input holds blue's patrol (rules E8): input_not_yours."""
+    state = start({"clearings": [[0, 3], [1, 2], [0, 1]], "forests": [[0, 2]],
+                   "arrows": [{"from": [0, 3], "to": [0, 2]}, {"from": [1, 2], "to": [0, 2]},
+                              {"from": [0, 2], "to": [0, 1]}],
+                   "patrols": [{"seat": 0, "cell": [0, 3]}, {"seat": 1, "cell": [1, 2]}]})
+    run = run_on_table(state, seed=302)
+    before = MODEL.expected(state)
+    after = dict(before)
+    after[("patrol", 0, 3)] = after[("patrol", 1, 2)] = "none"
+    after[("patrol", 0, 1)] = "red"
+    steps = [Reach(cell, acts, dwell_frames=5) for cell, acts in move_actions(run.scene, before, after, 3, ART)]
+    verdicts, _frames, _t = run.play(steps + [Hold(14)])
+    assert verdicts and {(v.kind, v.reason) for v in verdicts} == {("illegal", "input_not_yours")}
+    assert {(0, 2), (0, 3), (1, 2), (0, 1)} <= set(verdicts[-1].cells)
+    assert position_key(run.tracker.state) == position_key(state)
+
+
+def test_two_quick_moves_in_one_reach_are_committed_whole():
+    """F6/F7: red's merge and blue's take done in one go (no still moment between): both, in order."""
+    state = start(NET)
+    run = run_on_table(state, seed=303)
+    mid = apply(state, {"actor": 0, "type": "fire", "cell": [0, 2]})
+    end = apply(mid, {"actor": 1, "type": "take_from_finish"})
+    acts = tuple(a for _c, x in move_actions(run.scene, MODEL.expected(state), MODEL.expected(end), 4, ART) for a in x)
+    verdicts, _f, _t = run.play([Reach((0, 1), acts, dwell_frames=8, speed_mm_s=1200.0), Hold(14)])
+    assert [v.kind for v in verdicts] == ["commit"]
+    assert [e.type for e in verdicts[0].events] == ["fire", "take_from_finish"]
+    assert position_key(run.tracker.state) == position_key(end)
+
+
+def test_an_arm_sweeping_across_the_board_commits_nothing():
+    """F9: an arm crossing the board at 1 m/s with motion blur changes nothing; a move after it is found."""
+    state = start(NET)
+    run = run_on_table(state, seed=304)
+    w, h = LAYOUT.size_mm
+    verdicts, _f, _t = run.play([Sweep((-150.0, h * 0.6), (w + 150.0, h * 0.4), speed_mm_s=1000.0), Hold(14)])
+    assert all(v.kind == "nothing" for v in verdicts)
+    assert position_key(run.tracker.state) == position_key(state)
+    assert run.move([apply(state, {"actor": 0, "type": "fire", "cell": [0, 2]})]).correct
+
+
+# -- the tracker on exact and wrong readings ------------------------------------------------------------
+
+def test_a_misread_cell_asks_and_never_corrupts_the_state():
+    """F10: a pawn read as the wrong colour on one cell: the tracker asks and keeps its state; the
+    next, right, reading of the same change commits."""
+    state = start(NET)
+    tracker = ScoutPennantTracker(state)
+    after = apply(state, {"actor": 0, "type": "fire", "cell": [0, 2]})
+    observed, changed = look(state, after, flip={("patrol", 0, 1): "blue"})
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind in ("ask", "illegal") and tracker.state is state
+    observed, changed = look(state, after)
+    assert tracker.explain(observed, changed).kind == "commit"
+    assert position_key(tracker.state) == position_key(after)
+
+
+def test_an_unsure_arrow_that_decides_the_build_asks():
+    state = start()
+    after = apply(state, {"actor": 0, "type": "build", "cell": [0, 3], "piece": "forest", "arrows": [{"from": [0, 4]}]})
+    observed, changed = look(state, after)
+    slot = arrow_slot((0, 4), (0, 3))[0]
+    observed[slot] = Reading("backward", 0.55, 0.2)               # unsure: in or out of the forest?
+    tracker = ScoutPennantTracker(state)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "ask" and len(verdict.options) >= 2 and tracker.state is state
+    assert (0, 3) in verdict.cells
+
+
+def test_only_unsure_readings_ask_instead_of_nothing():
+    """F8: a change seen under glare whose every reading is unsure is asked about, not dropped."""
+    state = start()
+    after = apply(state, {"actor": 0, "type": "enter"})
+    observed, changed = look(state, after, confidence=0.3)
+    verdict = ScoutPennantTracker(state).explain(observed, changed)
+    assert verdict.kind == "ask" and (0, 4) in verdict.cells
+
+
+def test_twin_forests_ask_which_one_was_fired():
+    """Two sink forests with the same single input look the same when fired: the tracker asks."""
+    state = start({"forests": [[1, 3], [-1, 4]], "arrows": [{"from": [0, 4], "to": [1, 3]}, {"from": [0, 4], "to": [-1, 4]}],
+                   "patrols": [{"seat": 0, "cell": [0, 4]}]})
+    after = apply(state, {"actor": 0, "type": "fire", "cell": [1, 3]})
+    observed, changed = look(state, after)
+    tracker = ScoutPennantTracker(state)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "ask" and verdict.reason == TWIN_FORESTS and tracker.state is state
+    assert sorted(o[0]["cell"] for o in verdict.options) == [(-1, 4), (1, 3)]
+
+
+def test_several_moves_between_two_still_moments_are_found_in_order():
+    state = start(NET)
+    end = apply(state, {"actor": 0, "type": "fire", "cell": [0, 2]}, {"actor": 1, "type": "take_from_finish"},
+                {"actor": 0, "type": "fire", "cell": [1, 0]})
+    observed, changed = look(state, end)
+    verdict = ScoutPennantTracker(state).explain(observed, changed)
+    assert verdict.kind == "commit"
+    assert [(e.type, e.get("cell")) for e in verdict.events] == [("fire", (0, 2)), ("take_from_finish", None),
+                                                                 ("fire", (1, 0))]
+
+
+def test_expected_table_and_touched_cells():
+    state = start(NET)
+    exp = MODEL.expected(state)
+    assert exp[("piece", 0, 2)] == "forest" and exp[("patrol", 0, 0)] == "blue"
+    assert exp[arrow_slot((0, 3), (0, 2))[0]] == arrow_slot((0, 3), (0, 2))[1] == "backward"
+    assert len(exp) == len(MODEL.all_slots()) == 61 * 2 + 156
+    fire = ev({"actor": 0, "type": "fire", "cell": [0, 2]}, state)
+    assert MODEL.touched(state, fire) == {(0, 2), (0, 3), (1, 2), (0, 1)}
+    assert {e.type for e in MODEL.visible_events(state)} >= {"fire", "build"}
+    assert not any(e.type in ("pass", "roll") for e in MODEL.visible_events(state))
