@@ -6,7 +6,11 @@ undistorted first when ``--calibration`` is given. Each game's detector reads ev
 
 - Forbidden Desert: a detector folder taught by ``assistant teach --game forbidden-desert
   --slot table`` (faces, sand, parts, storm card; pawns absolutely, as no earlier frame exists);
-- Discovery Island and Scout Pennant: their kit detectors (``--model`` as they document).
+- Discovery Island: the printed kit's detector; ``--model`` is a folder written by
+  :func:`~.kits.discovery_island_detect.save_model`, and without it the cached kit model (taught
+  from the kit's own art on first use, :func:`~.kits.discovery_island_detect.load_or_teach`);
+- Scout Pennant: the printed kit's detector reads the kit's known colours and shapes and needs no
+  ``--model``.
 
 Output: one line per slot, ``face C3: dune_back (confidence 0.98, margin 12.3)``, or with
 ``--json`` one object per line ``{"slot": [...], "label": ..., "confidence": ..., "margin": ...}``.
@@ -15,7 +19,6 @@ Output: one line per slot, ``face C3: dune_back (confidence 0.98, margin 12.3)``
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 
@@ -38,7 +41,7 @@ def _homography(image: np.ndarray, game: str, corners) -> np.ndarray:
     return fit.homography
 
 
-def read_slots(image: np.ndarray, game: str, model: str, homography: np.ndarray, camera_matrix: np.ndarray) -> dict:
+def read_slots(image: np.ndarray, game: str, model: str | None, homography: np.ndarray, camera_matrix: np.ndarray) -> dict:
     """Every slot's reading for ``game`` (see the module docstring).
 
     Raises
@@ -49,16 +52,19 @@ def read_slots(image: np.ndarray, game: str, model: str, homography: np.ndarray,
     if game == "forbidden-desert":
         from .detectors.forbidden_desert import FDDetector
 
+        if not model:
+            raise ValueError("Forbidden Desert needs --model: a folder written by "
+                             "`assistant teach --game forbidden-desert --slot table`")
         return FDDetector.load(model).read(image, homography, camera_matrix)
-    module = {"discovery-island": "assistant.vision.kits.discovery_island_detect",
-              "scout-pennant": "assistant.vision.kits.scout_pennant_detect"}.get(game)
-    if module is None:
-        raise ValueError(f"no detector for {game!r}")
-    detect_image = importlib.import_module(module).detect_image
-    try:
-        return detect_image(image, homography, model)
-    except TypeError:                                    # a kit detector that needs no model
-        return detect_image(image, homography)
+    if game == "discovery-island":
+        from .kits.discovery_island_detect import detect_image as read_island, load_or_teach
+
+        return read_island(image, homography, model or load_or_teach())
+    if game == "scout-pennant":                      # the kit's detector reads the printed kit as drawn
+        from .kits.scout_pennant_detect import detect_image as read_pennant
+
+        return read_pennant(image, homography)
+    raise ValueError(f"no detector for {game!r}")
 
 
 def _cmd_detect(args: argparse.Namespace) -> int:
@@ -94,7 +100,8 @@ def add_detect_command(subparsers) -> None:
                                           "label, confidence and margin per slot.")
     p.add_argument("image")
     p.add_argument("--game", required=True, choices=sorted(MATS))
-    p.add_argument("--model", required=True, help="the taught detector (a folder), or the kit model")
+    p.add_argument("--model", help="the taught detector folder (Forbidden Desert: required; Discovery Island: "
+                                   "default the cached kit model; Scout Pennant: not used)")
     p.add_argument("--corners", type=parse_corners, help="x,y of the play area's four corners (TL, TR, BR, BL)")
     p.add_argument("--calibration", help="camera calibration YAML (undistorts the image first)")
     p.add_argument("--json", action="store_true", help="one JSON object per slot")
