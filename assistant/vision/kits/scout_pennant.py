@@ -15,7 +15,9 @@ Pieces (rules ``scout-pennant.md`` §2.3, §2.4), sized to the mat's hexes (circ
   is white, just ahead of it black, whichever way it lies);
 - **patrol pawn**: a disc :data:`PAWN_MM` across in one of six Okabe-Ito colours (Okabe & Ito
   2008, "Color Universal Design"), with the colour's initial as a second cue for colour-blind
-  players (R B G Y P O).
+  players (R B G Y P O), inside a black rim :data:`PAWN_RIM_MM` wide: under a light bright
+  enough to clip both the pawn's colour and the clearing's grey to white (a lamp close over
+  the board), the rim still shows the camera that a pawn is there.
 
 The sizes leave white paper round the middle of every side (a clearing ends 7 mm before the
 side's midpoint, a forest's corner at least 4 mm before it), where the arrow's solid head and
@@ -54,6 +56,7 @@ FOREST_MM = 28.0            #: forest square side
 ARROW_MM = (18.0, 12.0)     #: arrow length (along the arrow) and width
 ARROW_RIM_MM = 1.3          #: width of the black outline of the arrow's hollow tail
 PAWN_MM = 18.0              #: pawn disc diameter
+PAWN_RIM_MM = 1.5           #: width of the pawn's black rim
 CUT_GAP_MM = 3.0            #: white space between pieces on a sheet
 
 BLACK = (30, 30, 30)
@@ -196,7 +199,7 @@ def pawn_image(colour: str, ppm: float) -> np.ndarray:
     n = img.shape[0]
     c = (int(round((n / 2 - 0.5) * 16)),) * 2
     cv2.circle(img, c, int(round(n / 2 * 16)), (*BLACK, 255), -1, cv2.LINE_AA, 4)
-    cv2.circle(img, c, int(round((n / 2 - 0.5 * ppm) * 16)), (*spec.bgr, 255), -1, cv2.LINE_AA, 4)
+    cv2.circle(img, c, int(round((n / 2 - PAWN_RIM_MM * ppm) * 16)), (*spec.bgr, 255), -1, cv2.LINE_AA, 4)
     scale = 5.0 * ppm / 22.0                       # a 5 mm capital (Hershey simplex caps are ~22 units)
     thick = max(1, _px(0.9, ppm))
     (tw, th), _ = cv2.getTextSize(spec.letter, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)

@@ -50,7 +50,7 @@ import numpy as np
 
 from ...tracking.base import Reading
 from ..mats import Cell, Edge, MatLayout, mat_layout
-from .scout_pennant import CLEARING_GREY, FOREST_DARK, FOREST_LIGHT, GAME, PAWN_COLOURS
+from .scout_pennant import CLEARING_GREY, FOREST_DARK, FOREST_LIGHT, GAME, PAWN_COLOURS, PAWN_MM, PAWN_RIM_MM
 
 PPM = 2.5                   #: sampling resolution of the crops, px per mm
 HEX_HALF_MM = 27.5          #: half side of a hex crop (covers the white zones by the corners)
@@ -60,6 +60,11 @@ SHIFT_SUSPECT_MM = 1.6      #: median offset of the clearings found beyond which
 GAP_MM = (10.3, 12.2)       #: the grey gap of a clearing between pawn and ring (dark in a forest)
 RING_MM = (13.8, 16.2)      #: the clearing's black ring
 CENTRE_MM = 5.5             #: where a pawn's colour is sampled
+SPREAD_MM = 9.8             #: where a pawn's outline is looked for (pawn radius 9 mm, off by <= 3 mm)
+PAWN_RIM_RING_MM = (PAWN_MM / 2 - PAWN_RIM_MM + 0.2, PAWN_MM / 2 - 0.2)   #: a pawn's black rim
+PAWN_OUT_MM = (PAWN_MM / 2 + 0.6, PAWN_MM / 2 + 1.6)                      #: the clearing's grey round it
+PAWN_SHIFT_MM = 3.2         #: how far from the clearing's centre a pawn's is looked for
+PAWN_FOUND = 0.08           #: rim response (ink) above which the pawn's centre is trusted
 DARK_MM = 17.0              #: where the darkest ink of a hex's piece is looked for
 ARROW_ZONE_MM = (1.0, 4.0, 2.5)        #: along from, along to, half across
 SATURATED = 250.0           #: a white reference this bright (0-255) in some channel is glare
@@ -77,6 +82,7 @@ ARROW_SIDE_SCALE = 0.08                        #: ink difference of the two zone
 COLOUR_NOISE, COLOUR_REL = 4.0, 0.07          #: pawn colour noise: 0-255 units + share of the paper's level
 CAPPED = 0.4                                   #: the margin of a reading capped unsure (< MIN_MARGIN)
 COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
+SPREAD_AT, SPREAD_SCALE, SPREAD_CAP = 0.10, 0.02, 3.0   #: pawn outline evidence: boundary, scale, bound
 BLACK_LEVEL = 0.15                             #: what the kit's black shows of the paper's white
 BLACK_FLOOR = 0.10                             #: the least it can show (printed black is ~0.12)
 GLARE_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)       #: glare levels tried, as shares of the ring's excess
@@ -105,6 +111,18 @@ class HexLook(NamedTuple):
     ring_even : float
         The lightest quarter of the ring's median ink over the darkest's (1 = even); a glare
         spot beside the clearing lifts one side of its ring more than the other.
+    contrast : float
+        The ring-minus-gap template response at the found centre (> 0 for a clearing's ring).
+    ring_core_bgr : (3,) float64
+        The ring annulus's darkest tenth (per channel 10th percentile, BGR 0-255): a blur spreads
+        the ring's edges into the grey and white beside it but leaves its core nearly black,
+        while glare or a brighter light lifts the core too, so this (not the median) bounds
+        both.
+    spread : float
+        Ink spread (90th minus 10th percentile) within ``SPREAD_MM`` of the found centre: ~0 on
+        a clearing's plain grey middle, >= ~0.1 where a pawn lies (its coloured disc, black rim
+        and letter against the grey); unlike the pawn's colour it survives a light that clips
+        the middle to white.
     """
 
     visible: bool
@@ -117,6 +135,8 @@ class HexLook(NamedTuple):
     dark: float = 1.0
     ring_even: float = 1.0
     contrast: float = 0.0
+    spread: float = 0.0
+    ring_core_bgr: np.ndarray | None = None
 
     def clearing_like(self) -> bool:
         """A dark ring round a light gap (a clearing, whose ring can serve as a black reference)."""
@@ -202,6 +222,46 @@ def _hex_geometry(ppm: float):
     gap = ((r >= GAP_MM[0] - 0.5) & (r <= GAP_MM[1] - 0.5)).astype(np.float32)
     kernel = ring / ring.sum() - gap / gap.sum()
     return xx.astype(np.float32), yy.astype(np.float32), white, kernel, int(round(SHIFT_MM * ppm))
+
+
+@lru_cache(maxsize=4)
+def _pawn_kernel(ppm: float) -> np.ndarray:
+    """Rim-minus-surround kernel of a pawn, ``(m, m) float32``: + on its black rim, - on the
+    clearing's grey just outside it, each part normalised to sum 1 (the pawn's own colour,
+    unknown, is left out)."""
+    m = int(round(PAWN_OUT_MM[1] * ppm))
+    kv = np.arange(-m, m + 1) / ppm
+    r = np.hypot(*np.meshgrid(kv, kv))
+    rim = ((r >= PAWN_RIM_RING_MM[0]) & (r <= PAWN_RIM_RING_MM[1])).astype(np.float32)
+    out = ((r >= PAWN_OUT_MM[0]) & (r <= PAWN_OUT_MM[1])).astype(np.float32)
+    return rim / rim.sum() - out / out.sum()
+
+
+def _pawn_centre(ink: np.ndarray, centre_px: tuple[float, float], ppm: float) -> tuple[float, float, float]:
+    """Where a pawn's rim fits best within :data:`PAWN_SHIFT_MM` of ``centre_px``.
+
+    Parameters
+    ----------
+    ink : (h, w) float32
+        Ink of a crop (:func:`_ink`).
+    centre_px : (x, y)
+        The clearing's centre in crop pixels.
+    ppm : float
+
+    Returns
+    -------
+    (x, y, response)
+        The pawn's centre in crop pixels and the kernel's response there (~0 without a pawn,
+        ~0.3-0.7 ink with one).
+    """
+    kernel = _pawn_kernel(ppm)
+    resp = cv2.matchTemplate(np.ascontiguousarray(ink), kernel, cv2.TM_CCORR)
+    half = kernel.shape[0] // 2
+    ys, xs = np.mgrid[:resp.shape[0], :resp.shape[1]]
+    far = np.hypot(xs + half - centre_px[0], ys + half - centre_px[1]) > PAWN_SHIFT_MM * ppm
+    resp[far] = -np.inf
+    iy, ix = np.unravel_index(int(np.argmax(resp)), resp.shape)
+    return float(ix + half), float(iy + half), float(resp[iy, ix])
 
 
 def _ink(img: np.ndarray, white: np.ndarray) -> np.ndarray:
@@ -301,10 +361,20 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
     quarter = (xx[o:o + k + 2 * s, o:o + k + 2 * s] > dx).astype(np.int8) * 2 + (yy[o:o + k + 2 * s, o:o + k + 2 * s] > dy)
     quarters = [float(np.median(ink[ring_m & (quarter == q)])) for q in range(4)]
     even = min(quarters) / max(max(quarters), 1e-6)
+    lo, hi = np.percentile(ink[r <= SPREAD_MM], (10, 90))
+    # the pawn's colour is sampled round the pawn's own centre (its black rim kept out of it)
+    cx_px, cy_px = (n / 2 - o) + dx * ppm - 0.5, (n / 2 - o) + dy * ppm - 0.5     # in the inner window
+    px, py, pawn_resp = _pawn_centre(ink, (cx_px, cy_px), ppm)
+    if pawn_resp > PAWN_FOUND:
+        rp = np.hypot(xx[o:o + k + 2 * s, o:o + k + 2 * s] - (dx + (px - cx_px) / ppm),
+                      yy[o:o + k + 2 * s, o:o + k + 2 * s] - (dy + (py - cy_px) / ppm))
+    else:
+        rp = r
     return HexLook(visible, white, float(np.median(ink[gap_m])), float(np.median(ink[ring_m])),
                    (float(dx), float(dy)), np.median(inner[ring_m], axis=0).astype(np.float64),
-                   np.median(inner[r <= CENTRE_MM], axis=0).astype(np.float64),
-                   float(np.percentile(ink[r <= DARK_MM], 97)), even, float(resp[iy, ix]))
+                   np.median(inner[rp <= CENTRE_MM], axis=0).astype(np.float64),
+                   float(np.percentile(ink[r <= DARK_MM], 97)), even, float(resp[iy, ix]), float(hi - lo),
+                   np.percentile(inner[ring_m], 10, axis=0).astype(np.float64))
 
 
 def piece_reading(look: HexLook) -> Reading:
@@ -393,13 +463,14 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     sure_piece = isinstance(piece, str) or piece.sure
     white = corrected_white(look.white, np.ones(3) if chroma is None else chroma)
     g_max = 0.0
+    core = look.ring_bgr if look.ring_core_bgr is None else look.ring_core_bgr
     if piece_label == "clearing" and look.clearing_like():
         # the ring is black: what it shows beyond black may be light added on top (glare)
-        g_max = float(np.clip(np.mean(look.ring_bgr) - BLACK_LEVEL * np.mean(white), 0.0, None))
+        g_max = float(np.clip(np.mean(core) - BLACK_LEVEL * np.mean(white), 0.0, None))
     bright: tuple = (1.0,)
     if g_max > 0 and np.all(np.asarray(look.white) >= SATURATED):
         # saturated paper hides how bright the light is; the black ring (never saturated) bounds it
-        k_max = float(np.min(look.ring_bgr / BLACK_FLOOR / np.maximum(white, 1.0)))
+        k_max = float(np.min(core / BLACK_FLOOR / np.maximum(white, 1.0)))
         bright = tuple(k for k in BRIGHT_STEPS if k <= max(1.0, k_max))
     greens = [np.array(FOREST_DARK) / 255.0, np.array(FOREST_LIGHT) / 255.0,
               (np.array(FOREST_DARK) + np.array(FOREST_LIGHT)) / 510.0]
@@ -410,6 +481,10 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
     scores = dict(zip(names, ll[:len(names)].tolist()))
     scores["none"] = float(ll[len(names):].max())
+    if piece_label == "clearing" and sure_piece:
+        # shape evidence, independent of colour: a pawn's disc, rim and letter make the middle
+        # uneven, an empty clearing's grey is plain (this decides when the light clips both to white)
+        scores["none"] += float(np.clip((SPREAD_AT - look.spread) / SPREAD_SCALE, -SPREAD_CAP, SPREAD_CAP))
     order = sorted(scores, key=scores.get, reverse=True)
     margin = COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
     uneven = piece_label == "clearing" and look.ring_even < RING_EVEN and look.ring < RING_LIFTED
