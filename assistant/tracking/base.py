@@ -142,6 +142,9 @@ class Verdict:
         The explanations the players must choose between (``ask``).
     corrections : list of str
         What to change on the table so it matches the committed state.
+    private : str
+        A fuller explanation that may name hidden information (a walker's true hex): for the
+        seat allowed to know it, never for the public table. Empty when ``message`` says it all.
     """
 
     kind: str
@@ -151,6 +154,7 @@ class Verdict:
     reason: str | None = None
     options: list[list[Event]] = field(default_factory=list)
     corrections: list[str] = field(default_factory=list)
+    private: str = ""
 
 
 def diff_cells(model: TableModel, a: Mapping[Slot, str], b: Mapping[Slot, str]) -> set[Cell]:

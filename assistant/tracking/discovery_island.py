@@ -38,7 +38,7 @@ committed state. Verdict messages announce each tile's cost, the march sum and i
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from itertools import product
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -427,6 +427,34 @@ def _candidates(ts: TableState, observed: Observation, watched: set, early: set,
 
 # --- the tracker ----------------------------------------------------------------------------------
 
+#: One sentence per reason code (rules §7.4) that the whole table may hear: the engine's own
+#: messages name island hexes, and the walker must not learn where it stands (§6.1).
+TABLE_SENTENCES = {
+    "off_map": "That step leaves the map.",
+    "direction_into_sea": "The map shows sea that way: the opponent should have said \"hav\".",
+    "not_sea": "That way is land, not sea.",
+    "wrong_step_type": "The hex that way is not what the tile says (a checkpoint, a cache, or plain land).",
+    "label_mismatch": "The label does not match the map there.",
+    "wrong_terrain_laid": "The terrain of the tile laid is not the map's terrain that way.",
+    "points_out_of_range": "The tile's number is outside its terrain's range.",
+    "tile_not_in_supply": "No tile like that is in the supply.",
+    "march_not_over": "The march is not over yet: it needs 12 points or an event that ends it.",
+    "march_already_over": "The march is already over.",
+    "not_your_march": "It is not that player's march.",
+    "resolution_pending": "The event on the last tile must be resolved first.",
+    "relocation_too_far": "The new start is too far from where the walker got lost.",
+    "relocation_into_sea": "The new start is in the sea.",
+    "relocation_on_feature": "The new start may not be a checkpoint or a cache.",
+    "relocation_same_hex": "The new start may not be the hex where the walker got lost.",
+}
+
+
+def table_sentence(reason: str) -> str:
+    """What the table may hear about an illegal move with rules reason code ``reason``: a fixed
+    sentence that names no island hex (the engine's message goes to the opponent only)."""
+    return TABLE_SENTENCES.get(reason, f"That move is not allowed ({reason.replace('_', ' ')}).")
+
+
 def _who(p: int) -> str:
     return f"player {p}"
 
@@ -451,7 +479,9 @@ def announce(ts: TableState, events: Sequence[Event], after: TableState) -> str:
                 parts.append(f"Event {tile['mark'][6:]}: resolve it on the tablet (a card or none).")
         elif ev.type in ("enter_checkpoint", "enter_cache"):
             kind = ev.type.split("_", 1)[1]
-            parts.append(f"{_who(p)} walks {ev['dir']} onto {kind} {ev['label']}: +{nxt.sums[p] - state.sums[p]}, "
+            # under label_revealed = on_payment the walker learns the label only by paying (§5.11)
+            name = f"{kind} {ev['label']}" if state.rule("label_revealed") == "on_entry" else f"a {kind}"
+            parts.append(f"{_who(p)} walks {ev['dir']} onto {name}: +{nxt.sums[p] - state.sums[p]}, "
                          f"march {nxt.sums[p]}/{MARCH_TARGET}.")
         elif ev.type == "end_march":
             parts.append(f"{_who(p)}'s march ended at {state.sums[p]} points.")
@@ -501,11 +531,6 @@ class DiscoveryIslandTracker(Tracker):
         self._held: dict[Slot, Reading] = {}
 
     # -- state ---------------------------------------------------------------------------
-    @property
-    def game_state(self) -> State:
-        """The committed engine state."""
-        return self.state.game
-
     def cells_to_read(self, changed: Iterable[Cell]) -> list[Cell]:
         """The hexes to read after a stable change: the changed ones, those still unexplained,
         and the hexes at stake (every covered hex, the centre, where the next step goes): the
@@ -547,7 +572,8 @@ class DiscoveryIslandTracker(Tracker):
                 legal.append((evs, after))
         if not legal:
             refusal = advance(self.state, event)
-            return Verdict("illegal", [event], [], refusal.message, refusal.reason)
+            return Verdict("illegal", [event], [], table_sentence(refusal.reason), refusal.reason,
+                           private=refusal.message)
         if len(legal) > 1:
             cells = sorted(self.maybe)
             return Verdict("ask", [], cells, f"Was a tile like the one at {', '.join(map(self.model.describe, cells))} "
@@ -588,7 +614,8 @@ class DiscoveryIslandTracker(Tracker):
             cells |= self.model.touched(ts, ev)
             nxt = advance(ts, ev)
             if not nxt:
-                return Verdict("illegal", [ev], sorted(cells), nxt.message, nxt.reason)
+                return Verdict("illegal", [ev], sorted(cells), table_sentence(nxt.reason), nxt.reason,
+                               private=nxt.message)
             applied += [ev, *nxt.auto]
             ts = nxt
         return self._commit(ts, applied, cells, "Chosen on the tablet.")
@@ -707,7 +734,8 @@ class DiscoveryIslandTracker(Tracker):
                     if not refusal:
                         what = "The tile" if tile[0] != "-" else f"The {tile[2]} tile"
                         return Verdict("illegal", [ev], [cell], f"{what} at {self.model.describe(cell)}: "
-                                                                f"{refusal.message}", refusal.reason)
+                                                                f"{table_sentence(refusal.reason)}", refusal.reason,
+                                       private=refusal.message)
         state = self.state
         cleared = [c for c, _ in state.mat if c != CENTRE and ("tile", *c) in observed
                    and observed[("tile", *c)].sure and observed[("tile", *c)].label == "empty"]
@@ -715,8 +743,8 @@ class DiscoveryIslandTracker(Tracker):
             ev = Event.make(state.game.walker, "end_march")
             refusal = advance(state, ev)
             if not refusal:
-                return Verdict("illegal", [ev], sorted(cleared), f"The mat was cleared: {refusal.message}",
-                               refusal.reason)
+                return Verdict("illegal", [ev], sorted(cleared), f"The mat was cleared: {table_sentence(refusal.reason)}",
+                               refusal.reason, private=refusal.message)
         return None
 
 

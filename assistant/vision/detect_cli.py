@@ -83,6 +83,10 @@ def _cmd_detect(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"detect: {exc}", file=sys.stderr)
         return 2
+    if not readings:
+        print(f"detect: no {args.game} mat found in {args.image}: show its four corner markers, or give --corners.",
+              file=sys.stderr)
+        return 2
     for slot in sorted(readings, key=str):
         r = readings[slot]
         if args.json:

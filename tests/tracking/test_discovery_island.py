@@ -73,14 +73,14 @@ DEAL = {"A1": {"type": "terrain", "terrain": "jungle"}, "A2": {"type": "terrain"
 
 # --- helpers ---------------------------------------------------------------------------------------
 
-def fragment_state(tmp_path, first_player=0):
+def fragment_state(tmp_path, first_player=0, rulings=None):
     """The start of header H of the rules' worked examples (§8): P0 lands on (2,2), P1 on (4,4)."""
     (tmp_path / "fragment.csv").write_text(FRAGMENT)
     head = {"format": "tabletop-record/1", "game": "discovery-island",
             "setup": {"map": "fragment.csv", "data": "default",
                       "equipment": [["rope", "boots", "mosquito_net"], ["machete", "water_bottle", "antidote", "compass"]],
                       "landing": [[2, 2], [4, 4]], "checkometer": {"kind": "digital", "treasure": "C4", "checkpoints": DEAL},
-                      "first_player": first_player}, "rulings": {}}
+                      "first_player": first_player}, "rulings": rulings or {}}
     return parse_record(json.dumps(head) + "\n", base_dir=tmp_path).start
 
 
@@ -253,6 +253,30 @@ def test_a_wrong_terrain_is_illegal_with_its_hex_and_the_fix_is_committed(tmp_pa
     assert v.kind == "commit" and tracker.log == [ev("P0 N jungle/4")]
 
 
+def test_an_illegal_step_tells_the_table_nothing_of_where_the_walker_stands(tmp_path):
+    """§6.1: the walker never learns its own hex. The engine's refusal names island hexes
+    ("(2,1)"): it may go to the opponent (``private``) but never into the table's sentence."""
+    tracker = DiscoveryIslandTracker(fragment_state(tmp_path))
+    target = lattice_step(CENTRE, "N")
+    wrong = {("tile", *target): Reading("open"), ("number", *target): Reading("2"), ("mark", *target): Reading("none")}
+    v = tracker.explain({**perfect(tracker.state, tracker.cells_to_read([target])), **wrong}, [target])
+    assert v.kind == "illegal" and "(2,1)" in v.private                 # P0 stands on (2,2); N is (2,1)
+    assert "(2,1)" not in v.message and "(2,2)" not in v.message
+    tablet = tracker.apply_tablet(Event.make(0, "sea_refused", dir="N"))   # N is jungle: refused
+    assert tablet.kind == "illegal" and tablet.reason == "not_sea"
+    assert "(2,1)" not in tablet.message and "(2,2)" not in tablet.message
+
+
+def test_a_hidden_checkpoint_label_is_not_announced(tmp_path):
+    """Ruling ``label_revealed = on_payment``: entering shows only the marker kind."""
+    for ruling, shown in (("on_entry", True), ("on_payment", False)):
+        tracker = DiscoveryIslandTracker(fragment_state(tmp_path, rulings={"label_revealed": ruling}))
+        for step in ("P0 S open/2 shortcut", "P0 SE open/3"):
+            assert show(tracker, ev(step))[0].kind == "commit"
+        v, _ = show(tracker, ev("P0 enter_checkpoint N A2"))
+        assert v.kind == "commit" and "checkpoint" in v.message and ("A2" in v.message) is shown
+
+
 def test_an_unsure_reading_asks_and_commits_nothing(tmp_path):
     tracker = DiscoveryIslandTracker(fragment_state(tmp_path))
     target = lattice_step(CENTRE, "N")
@@ -401,11 +425,16 @@ def test_rendered_quick_successive_tiles_are_all_committed_in_order(model, tmp_p
 
 
 def test_rendered_arm_sweep_commits_nothing(model, tmp_path):
-    """F9: an arm sweeping across the mat at 1 m/s changes nothing."""
+    """F9: an arm sweeping across the mat at 1 m/s commits nothing; the move after it is found."""
     state = fragment_state(tmp_path)
+    move = ev("P0 N jungle/4")
 
     def steps_of(script):
-        return [([Sweep((-150.0, 260.0), (640.0, 200.0), speed_mm_s=1000.0), Hold(16)], [])]
+        a, cell = script.apply(move)
+        return [([Sweep((-150.0, 260.0), (640.0, 200.0), speed_mm_s=1000.0), Hold(16)], []),
+                ([Reach(cell, a, dwell_frames=5), Hold(16)], [])]
 
     tracker, verdicts, _ = render_play(model, TableState.start(state), steps_of, seed=763)
-    assert all(v.kind == "nothing" for v in verdicts) and tracker.log == []
+    commits = [v for v in verdicts if v.kind == "commit"]
+    assert [v.events for v in commits] == [[move]] and tracker.log == [move]
+    assert all(v.kind in ("nothing", "commit") for v in verdicts)

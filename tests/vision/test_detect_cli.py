@@ -66,3 +66,11 @@ def test_forbidden_desert_without_a_model_says_what_to_do(tmp_path, capsys):
     status, rows, err = _run(capsys, tmp_path / "grey.png", "--game", "forbidden-desert",
                              "--corners", "10,10,600,10,600,460,10,460")
     assert status == 2 and "assistant teach" in err
+
+
+def test_a_photo_without_the_mat_says_so(tmp_path, capsys):
+    """F5: no board is a clear one-line answer, not an empty listing or a traceback."""
+    cv2.imwrite(str(tmp_path / "table.png"), np.full((720, 1280, 3), 90, np.uint8))
+    for game in ("discovery-island", "scout-pennant"):
+        status, rows, err = _run(capsys, tmp_path / "table.png", "--game", game)
+        assert status == 2 and rows == [] and ("not found" in err or "mat found" in err), err

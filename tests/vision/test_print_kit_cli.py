@@ -25,3 +25,10 @@ def test_print_kit_refuses_a_game_without_a_kit(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["print", "kit", "--game", "forbidden-desert"])
     assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("dpi", ["0", "-10", "many"])
+def test_print_kit_refuses_a_bad_resolution(capsys, dpi):
+    with pytest.raises(SystemExit) as exc:
+        main(["print", "kit", "--game", "discovery-island", "--dpi", dpi])
+    assert exc.value.code == 2 and "dpi" in capsys.readouterr().err

@@ -6,12 +6,24 @@ are not public and Scout Pennant has no commercial pieces, so both ship an origi
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from typing import Any
 
 #: game id -> the module whose ``print_kit_command(args)`` writes that game's kit.
 KIT_MODULES = {"discovery-island": "assistant.vision.kits.discovery_island",
                "scout-pennant": "assistant.vision.kits.scout_pennant"}
+
+
+def _dpi(text: str) -> float:
+    """argparse type: a resolution in dots per inch between 50 and 1200."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 50.0 <= value <= 1200.0:
+        raise argparse.ArgumentTypeError(f"{text} dpi is outside 50-1200")
+    return value
 
 
 def _print_kit(args: Any) -> int:
@@ -27,5 +39,5 @@ def add_print_kit(print_parsers: Any) -> None:
     kit.add_argument("--game", required=True, choices=sorted(KIT_MODULES))
     kit.add_argument("-o", "--output", help="file prefix (default kit-GAME)")
     kit.add_argument("--paper", choices=["a4", "letter"], default="a4")
-    kit.add_argument("--dpi", type=float, default=200.0, help="resolution of the PNG and the PDF pages")
+    kit.add_argument("--dpi", type=_dpi, default=200.0, help="resolution of the PNG and the PDF pages")
     kit.set_defaults(func=_print_kit)

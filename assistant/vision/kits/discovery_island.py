@@ -135,7 +135,7 @@ def supply_designs(data: str = "default") -> dict[str, int]:
 
 
 def all_designs(data: str = "default") -> list[str]:
-    """Every distinct design of the kit: the supply's faces, then the five terrain backs (50)."""
+    """Every distinct design of the kit: the supply's faces, then the five terrain backs (48 with the default data)."""
     return list(supply_designs(data)) + [back_design(t) for t in LAND_TERRAINS]
 
 

@@ -27,7 +27,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -249,28 +249,33 @@ def default_model_dir() -> Path:
 
 
 def load_or_teach(folder: str | Path | None = None, seed: int = 0) -> DIModel:
-    """The cached model in ``folder`` if it is of this kit version, else a freshly taught one
-    (:func:`teach_model`, then saved there).
+    """The kit model: from ``folder`` when given, else the cache (:func:`default_model_dir`),
+    which is taught afresh (:func:`teach_model`, then saved) when it is missing or of another
+    kit version.
 
     Parameters
     ----------
     folder : str or Path, optional
-        Default :func:`default_model_dir`.
+        A model folder written by :func:`save_model`; it is only read, never overwritten.
+    seed : int
+        Seed of the teaching views when the cache is (re)taught.
 
     Raises
     ------
+    FileNotFoundError, ValueError
+        When an explicit ``folder`` holds no model or one of another kit version.
     OSError
-        When a taught model cannot be saved.
+        When a taught model cannot be saved to the cache.
     """
-    folder = default_model_dir() if folder is None else folder
     if folder is not None:
-        try:
-            return load_model(folder)
-        except (FileNotFoundError, ValueError):
-            pass
+        return load_model(folder)
+    cache = default_model_dir()
+    try:
+        return load_model(cache)
+    except (FileNotFoundError, ValueError):
+        pass                                   # no cache yet, or an older kit version: teach
     model = teach_model(seed)
-    if folder is not None:
-        save_model(model, folder)
+    save_model(model, cache)
     return model
 
 
@@ -374,17 +379,3 @@ def detect_image(image: np.ndarray, homography: np.ndarray | None, model: DIMode
             raise ValueError(f"the Discovery Island mat was not found: {getattr(fit, 'reason', fit)}")
         homography = fit.homography
     return read_slots(model, image, homography, [c.key for c in layout.cells], layout=layout)
-
-
-def format_readings(readings: Mapping[tuple, Reading], only_occupied: bool = True) -> list[str]:
-    """One line per hex: ``(col,row) tile number mark`` with confidence and margin of each
-    (hexes reading ``empty``/``none``/``none`` left out when ``only_occupied``)."""
-    cells = sorted({s[1:] for s in readings})
-    lines = []
-    for cell in cells:
-        parts = [readings.get((k, *cell)) for k in SLOT_KINDS]
-        if only_occupied and [p.label if p else None for p in parts] == ["empty", "none", "none"]:
-            continue
-        text = "  ".join(f"{k}={p.label} ({p.confidence:.2f}, {p.margin:.2f})" for k, p in zip(SLOT_KINDS, parts) if p)
-        lines.append(f"({cell[0]},{cell[1]})  {text}")
-    return lines

@@ -4,8 +4,8 @@ Tiles are :class:`~assistant.vision.render.scene.FlatPiece` s of kind ``tile`` s
 :func:`~.discovery_island.tile_art` (BGRA hexagons, 47 x 40.7 mm), laid on a hex of the
 Discovery Island mat a little off its centre and turned a few degrees, as hands lay them.
 Piece ids are ``"di:<n>"`` (``n`` counts the tiles laid); a tile laid later lies on top (its
-``layer`` is ``n``). Scene actions are the generic :class:`~assistant.vision.render.desert.Place`
-and :class:`~assistant.vision.render.desert.Remove`.
+``layer`` is ``n``). Scene actions are the generic :class:`~assistant.vision.render.actions.Place`
+and :class:`~assistant.vision.render.actions.Remove`.
 
 Condition sets (seeded; callers keep the seeds of teaching, tuning and measuring apart):
 
@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Iterator, Mapping
+from typing import Iterator
 
 import numpy as np
 
 from ..mats import MatLayout, mat_layout
 from ..render.camera import Camera, look_at_mat
-from ..render.desert import Place, Remove
 from ..render.lighting import COOL_CEILING, DAYLIGHT, POINT_LIGHT, WARM_LAMP, Lighting
 from ..render.renderer import CameraSettings, Renderer
 from ..render.scene import FlatPiece, Scene
@@ -112,17 +111,6 @@ def random_board(rng: random.Random, layout: MatLayout | None = None, fill: floa
             truth[cell.key] = None
     return Scene(layout).place(*pieces), truth
 
-
-def board_scene(board: Mapping[tuple, str], rng: random.Random | None = None,
-                layout: MatLayout | None = None) -> Scene:
-    """A scene with ``design`` on each hex of ``board`` (hex -> design), laid by hand (jitter from ``rng``)."""
-    layout = layout or mat_layout(GAME)
-    rng = rng or random.Random(0)
-    pieces = []
-    for n, (cell, design) in enumerate(sorted(board.items())):
-        offset, angle = hand_jitter(rng)
-        pieces.append(tile_piece(layout, cell, design, n, offset, angle))
-    return Scene(layout).place(*pieces)
 
 
 def conditions(rng: random.Random, which: str, layout: MatLayout | None = None) -> tuple[str, Lighting, CameraSettings]:
@@ -215,12 +203,3 @@ def views(seed: int, count: int, which: str, size=(1280, 720), cameras: int = 3,
         frame = renderer.render(scene, lighting=light, settings=settings, seed=[seed, i]).image
         yield frame, cam.homography(), truth, name
 
-
-def place(piece: FlatPiece) -> Place:
-    """The scene action laying ``piece``."""
-    return Place(piece)
-
-
-def remove(piece_id: str) -> Remove:
-    """The scene action taking piece ``piece_id`` away."""
-    return Remove(piece_id)

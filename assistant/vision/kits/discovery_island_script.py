@@ -21,8 +21,8 @@ from ...games.base import Event
 from ...games.discovery_island.simulate import random_game
 from ...tracking.discovery_island import CENTRE, STEPS, TableState, advance, target_cell
 from ..mats import mat_layout
-from ..render.desert import Move as MovePiece
-from ..render.desert import Place, Remove
+from ..render.actions import Move as MovePiece
+from ..render.actions import Place, Remove
 from ..render.scene import Scene
 from .discovery_island_scene import ART, hand_jitter, tile_piece
 
