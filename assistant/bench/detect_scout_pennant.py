@@ -18,6 +18,12 @@ Figures (issue targets beside them):
   sequence's frame rate, plus the measured time to read the slots and search. Targets: median
   <= 0.5 s, worst <= 1.0 s.
 
+**Reading the figures.** "error" counts every reading whose label is not the truth, sure or
+not (the strict figure the target is checked against); "silent" counts those that were also sure
+(what the tracker would commit without asking); "unsure" counts every reading below
+``MIN_MARGIN`` (right or wrong), i.e. how often the players would be asked about a slot it reads.
+A per-condition line gives the three for each stress condition.
+
 **Held-out conditions.** The detector's thresholds were tuned on seeds 0-99 of board positions
 under the renderer's ``DAYLIGHT``, ``WARM_LAMP`` and ``COOL_CEILING`` presets (auto exposure,
 1280x720, tilt 0-35 degrees), plus a dim, a blurred and a white-balance-shifted daylight. The
@@ -25,7 +31,10 @@ benchmark draws positions and cameras from seeds ``10_000 + seed`` on, and its s
 conditions not seen while tuning: a warm lamp placed elsewhere with its glare pinned on the
 board, a dimmer room with more sensor noise and JPEG, a stronger blur, a stronger white-balance
 shift, and the ``POINT_LIGHT`` preset; normal light is daylight and a cool ceiling at other
-camera angles.
+camera angles. The second round (pawn outline cue, pawn rim) was diagnosed on seeds 0-39 under
+that stress set, so the benchmark now uses a new one (:func:`stress_conditions`): the lamp and its
+glare elsewhere and warmer, dimmer and noisier, a stronger blur (2.1 px), a stronger white-balance
+shift (2300 K light, camera at 8000 K) and the point light moved and brighter.
 """
 
 from __future__ import annotations
@@ -64,20 +73,45 @@ def normal_conditions() -> dict[str, tuple[Lighting, CameraSettings]]:
     return {"daylight": (DAYLIGHT, AUTO), "cool ceiling": (COOL_CEILING, AUTO)}
 
 
-def stress_conditions() -> dict[str, tuple[Lighting, CameraSettings]]:
-    """The stress set (none of these exact conditions was used while tuning)."""
+def stress_conditions(held_out: bool = True) -> dict[str, tuple[Lighting, CameraSettings]]:
+    """The stress set.
+
+    Parameters
+    ----------
+    held_out : bool
+        ``True`` (the benchmark): the held-out set, whose parameters were used neither for the
+        first tuning nor for the 2nd round (pawn outline cue); ``False``: the earlier stress set,
+        which the 2nd round's diagnosis used (on seeds 0-39 only) and so is no longer held out.
+
+    Returns
+    -------
+    dict name -> (Lighting, CameraSettings)
+    """
     layout = mat_layout("scout-pennant")
     w, h = layout.size_mm
+    if not held_out:
+        warm = replace(WARM_LAMP, name="warm lamp, glare on the board",
+                       lamps=(Lamp((w * 0.75, h * 0.2, 450.0), kelvin=2800.0, power=0.9, glare=0.8,
+                                   glare_at_mm=(w * 0.62, h * 0.42)),))
+        dim = replace(DAYLIGHT, name="dim", ambient=0.18, vignette=0.3)
+        wb = replace(DAYLIGHT, name="white balance", ambient_kelvin=2400.0, camera_kelvin=7500.0, wb_strength=1.0)
+        return {"warm lamp + glare": (warm, AUTO),
+                "dim": (dim, CameraSettings(auto_exposure=True, noise_sigma=3.5, shot_noise=0.1, jpeg_quality=80)),
+                "blur": (DAYLIGHT, CameraSettings(auto_exposure=True, blur_sigma_px=1.9)),
+                "white balance": (wb, AUTO),
+                "point light": (POINT_LIGHT, AUTO)}
     warm = replace(WARM_LAMP, name="warm lamp, glare on the board",
-                   lamps=(Lamp((w * 0.75, h * 0.2, 450.0), kelvin=2800.0, power=0.9, glare=0.8,
-                               glare_at_mm=(w * 0.62, h * 0.42)),))
-    dim = replace(DAYLIGHT, name="dim", ambient=0.18, vignette=0.3)
-    wb = replace(DAYLIGHT, name="white balance", ambient_kelvin=2400.0, camera_kelvin=7500.0, wb_strength=1.0)
+                   lamps=(Lamp((w * 0.3, h * 0.78, 420.0), kelvin=2700.0, power=0.95, glare=0.85,
+                               glare_at_mm=(w * 0.4, h * 0.58)),))
+    dim = replace(DAYLIGHT, name="dim", ambient=0.16, vignette=0.35)
+    wb = replace(DAYLIGHT, name="white balance", ambient_kelvin=2300.0, camera_kelvin=8000.0, wb_strength=1.0)
+    point = replace(POINT_LIGHT, name="point light, moved",
+                    lamps=(Lamp((w * 0.3, h * 0.7, 360.0), kelvin=4200.0, power=1.7, glare=1.6, glare_radius_mm=14.0),))
     return {"warm lamp + glare": (warm, AUTO),
-            "dim": (dim, CameraSettings(auto_exposure=True, noise_sigma=3.5, shot_noise=0.1, jpeg_quality=80)),
-            "blur": (DAYLIGHT, CameraSettings(auto_exposure=True, blur_sigma_px=1.9)),
+            "dim": (dim, CameraSettings(auto_exposure=True, noise_sigma=4.0, shot_noise=0.1, jpeg_quality=75)),
+            "blur": (DAYLIGHT, CameraSettings(auto_exposure=True, blur_sigma_px=2.1)),
             "white balance": (wb, AUTO),
-            "point light": (POINT_LIGHT, AUTO)}
+            "point light": (point, AUTO)}
 
 
 def board_position(seed: int):
@@ -116,9 +150,23 @@ class SlotStats:
             self.silent += int(reading.sure)
 
 
-def static_accuracy(seeds, conditions, size=SIZE) -> dict[str, SlotStats]:
+def static_accuracy(seeds, conditions, size=SIZE, by_condition: dict | None = None) -> dict[str, SlotStats]:
     """Read every slot of rendered positions (one per seed and condition) with the registered
-    homography (markers, as in use); returns stats per slot kind."""
+    homography (markers, as in use).
+
+    Parameters
+    ----------
+    seeds : iterable of int
+    conditions : dict name -> (Lighting, CameraSettings)
+    size : (w, h) px
+    by_condition : dict, optional
+        Filled with ``name -> {kind: SlotStats}`` per condition when given.
+
+    Returns
+    -------
+    dict kind -> SlotStats
+        Over all conditions.
+    """
     from ..vision.registration import detect_markers, make_detector, register
 
     model, art, detector = ScoutPennantTable(), KitArt(), make_detector()
@@ -126,13 +174,15 @@ def static_accuracy(seeds, conditions, size=SIZE) -> dict[str, SlotStats]:
     for seed in seeds:
         table = model.expected(board_position(seed))
         scene = table_scene(table, seed=seed, art=art)
-        for light, settings in conditions.values():
+        for cname, (light, settings) in conditions.items():
             cam = random_camera(scene.layout, np.random.default_rng([seed, 1]), size)
             image = Renderer(cam).render(scene, lighting=light, settings=settings, seed=seed).image
             fit = register(detect_markers(image, detector), scene.layout)
             h = fit.homography if fit else true_homography(cam, np.eye(3))
             for slot, reading in read_slots(image, h, list(table), scene.layout).items():
                 stats[slot[0]].add(table[slot], reading)
+                if by_condition is not None:
+                    by_condition.setdefault(cname, {k: SlotStats() for k in LABELS})[slot[0]].add(table[slot], reading)
     return stats
 
 
@@ -329,7 +379,8 @@ def run_section(seconds: float, seed: int) -> list[str]:
     t0 = time.perf_counter()
     for name, conds, n_seeds, target in (("normal", normal_conditions(), 40, 0.1),
                                          ("stress", stress_conditions(), 16, 0.5)):
-        stats = static_accuracy(range(SEED_BASE + seed, SEED_BASE + seed + n_seeds), conds)
+        per_cond: dict = {}
+        stats = static_accuracy(range(SEED_BASE + seed, SEED_BASE + seed + n_seeds), conds, by_condition=per_cond)
         lines.append(f"per-slot error, {name} light ({n_seeds} positions x {len(conds)} conditions: "
                      f"{', '.join(conds)}), target <= {target} %:")
         for kind, st in stats.items():
@@ -337,6 +388,10 @@ def run_section(seconds: float, seed: int) -> list[str]:
             lines.append(f"  {kind:<7} {st.n:>6} slots: error {_pct(st.wrong, st.n)} ({st.wrong}; silent, i.e. sure and "
                          f"wrong: {st.silent}), unsure {_pct(st.unsure, st.n)} ({st.unsure})  [{ok}]")
             lines += confusion_lines(kind, st)
+        lines.append("  per condition (error incl. unsure / silent / unsure):")
+        for cname, kinds in per_cond.items():
+            lines.append(f"    {cname:<18} " + "; ".join(
+                f"{k} {_pct(st.wrong, st.n)} / {st.silent} / {_pct(st.unsure, st.n)}" for k, st in kinds.items()))
     lines.append(f"  (static part {time.perf_counter() - t0:.0f} s)")
     t1 = time.perf_counter()
     results = scripted_games(range(SEED_BASE + 500 + seed, SEED_BASE + 10_000 + seed), max_moves=30,

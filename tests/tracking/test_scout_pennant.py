@@ -136,7 +136,7 @@ def test_detector_reads_every_slot_in_daylight():
 def test_detector_under_glare_blur_and_dim_light_is_right_or_unsure():
     """F8: under a warm lamp whose glare lies on the board, a blur and a dim noisy room, a slot
     is read right or reported unsure, never wrong and sure."""
-    stress = stress_conditions()
+    stress = stress_conditions(held_out=False)      # the bench keeps the held-out set
     conds = {k: stress[k] for k in ("warm lamp + glare", "blur", "dim")}
     _stats_ok(static_accuracy([202], conds), 0.01)
 
