@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .vision.detect_cli import add_detect_command
 
     add_detect_command(sub)               # assistant detect IMAGE --game G --model M [--corners ...] [--json]
+    from .server.serve import add_serve_command
+
+    add_serve_command(sub)                # assistant serve --game G | --resume RECORD [--source S] [--host] [--port]
     for game_id in game_ids():
         get_game(game_id).add_commands(sub)
     return parser

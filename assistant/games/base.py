@@ -250,6 +250,30 @@ class Game(ABC):
         to a callable taking the parsed arguments and returning an exit status.
         """
 
+    def to_move(self, state: Any) -> int | str | None:
+        """Whose turn it is: a seat index, another actor (``"storm"``), or ``None`` when the game
+        is over. The default reads ``to_move`` (or ``turn``) from the public view."""
+        if self.result(state) != "ongoing":
+            return None
+        public = self.view(state, None)
+        return public.get("to_move", public.get("turn"))
+
+    def reveals(self, state: Any, event: Event) -> bool:
+        """Whether applying ``event`` in ``state`` shows something nobody knew before (a tile's
+        face, a card, a die roll, a step's terrain): such an event can never be undone. The
+        default, for games of perfect information without chance, is ``False``."""
+        return False
+
+    def event_view(self, event: Mapping[str, Any], seat: int | None) -> dict[str, Any] | None:
+        """What ``seat`` (``None``: everyone at the table) may see of one applied event, given as
+        its JSON object; ``None`` hides it entirely. The default shows every event whole."""
+        return dict(event)
+
+    def board_svg(self, state: Any, seat: int | None) -> str:
+        """The board as an SVG document drawn from ``state`` for ``seat`` (``None``: the public
+        table), showing nothing that seat may not know. The default is an empty drawing."""
+        return '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"></svg>'
+
     def result(self, state: Any) -> str:
         """``"ongoing"``, ``"won"`` or ``"lost:<why>"``."""
         return self.summary(state)["result"]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..base import Event, Game, Refusal
-from . import commands, events, legal, rules, setup, views
+from . import commands, drawing, events, legal, rules, setup, views
 from .state import State
 
 
@@ -46,6 +46,28 @@ class DiscoveryIsland(Game):
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return views.view(state, seat)
+
+
+    def reveals(self, state: State, event: Event) -> bool:
+        """Every step shows the walker a tile or a label, a clue or a cache's content, and a
+        relocation moves it unseen (§6.1): none of those can be undone. Only the choice of
+        equipment for an event can."""
+        return event.type not in ("event_resolved", "end_march", "skip_march")
+
+    def event_view(self, event: Mapping[str, Any], seat: int | None) -> dict[str, Any] | None:
+        """§6.1: where a lost walker is put (``relocate.to``) is known to its opponent only; a
+        clue's content (``learn_clue.clue``) to the walker who learned it only. The public
+        table sees neither."""
+        shown = dict(event)
+        if event.get("type") == "relocate" and seat != event.get("actor"):
+            shown.pop("to", None)
+        if event.get("type") == "learn_clue" and seat != event.get("actor"):
+            shown.pop("clue", None)
+        return shown
+
+    def board_svg(self, state: State, seat: int | None) -> str:
+        """The island with what ``seat`` may know (:func:`~.drawing.board_svg`)."""
+        return drawing.board_svg(state.cfg.island, views.view(state, seat))
 
     def add_commands(self, subparsers: Any) -> None:
         commands.add_commands(subparsers)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..base import Event, Game, Refusal
-from . import events, legal, rules, setup, views
+from . import drawing, events, legal, rules, setup, views
 from .state import State
 
 
@@ -45,6 +45,23 @@ class ForbiddenDesert(Game):
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return views.view(state, seat)
+
+
+    def to_move(self, state: State) -> int | str | None:
+        """The seat whose action phase it is, ``"storm"`` during the storm phase, ``None`` when over."""
+        if state.result != "ongoing":
+            return None
+        return "storm" if state.phase == "storm" else state.active
+
+    def reveals(self, state: State, event: Event) -> bool:
+        """Excavations (a face, an equipment card), peeks at the storm deck and storm cards show
+        what nobody knew (rules §6), so they cannot be undone."""
+        return (event.type in ("excavate", "meteorologist_peek", "draw_storm", "storm_card", "reshuffle")
+                or (event.type == "play_equipment" and event["card"] in ("terrascope", "storm_tracker")))
+
+    def board_svg(self, state: State, seat: int | None) -> str:
+        """The 5x5 board as SVG (:func:`~.drawing.board_svg`) from ``seat``'s view."""
+        return drawing.board_svg(views.view(state, seat))
 
 
 GAME = ForbiddenDesert()

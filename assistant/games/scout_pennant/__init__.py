@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..base import Event, Game, Refusal
-from . import commands, events, legal, rules, setup, views
+from . import commands, drawing, events, legal, rules, setup, views
 from .pnml import to_pnml
 from .state import State
 
@@ -84,6 +84,15 @@ class ScoutPennant(Game):
             For a seat that does not play.
         """
         return views.view(state, seat)
+
+
+    def reveals(self, state: State, event: Event) -> bool:
+        """A d8 roll (§5.1) is chance shown: it cannot be undone. Everything else is open."""
+        return event.type == "roll"
+
+    def board_svg(self, state: State, seat: int | None) -> str:
+        """The hex board as SVG (:func:`~.drawing.board_svg`); the board has no secrets."""
+        return drawing.board_svg(views.view(state, None))
 
     def add_commands(self, subparsers: Any) -> None:
         """Register ``assistant pnml`` (see :mod:`.commands`)."""

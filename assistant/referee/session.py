@@ -1,0 +1,336 @@
+"""A refereed session: one game's state, its durable record, undo, access tokens, and the view
+each seat may have of it.
+
+Everything that changes the game goes through :meth:`Session.submit` or :meth:`Session.undo`;
+both check the caller's role, ask the rules engine, write the record (fsync) and only then
+publish the new revision, so what a tablet was shown is always on disk. Readers call
+:meth:`Session.snapshot` for their seat and :meth:`Session.wait` to block until the next
+revision (the live stream).
+
+Roles: ``"referee"`` (the referee token: may post any event, corrections included, and undo),
+a seat index (that player's token: may post its own events and undo them), ``None`` (the public
+table view: may read only).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..games import Event, Game, MalformedError
+from ..records import FORMAT, parse_header, read_record
+from .journal import Journal
+
+#: How many applied events a snapshot lists.
+RECENT = 12
+
+Role = int | str | None
+
+
+class SessionError(Exception):
+    """A request the session refuses. ``status`` is the HTTP status that fits (400 malformed,
+    403 not allowed, 409 illegal in this state), ``reason`` a stable snake_case code (a rules
+    reason code for illegal events), ``str(exc)`` one sentence."""
+
+    def __init__(self, status: int, reason: str, message: str):
+        super().__init__(message)
+        self.status, self.reason = status, reason
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One applied event: its JSON object as logged, the actor, and whether it could be undone
+    (it revealed nothing and did not end its actor's turn)."""
+
+    obj: dict[str, Any]
+    actor: int | str
+    undoable: bool
+
+
+@dataclass
+class Notice:
+    """A warning or a question shown on the referee view: ``kind`` is ``"illegal"``,
+    ``"ask"`` or ``"info"``; ``cells`` are the game's cell ids to highlight."""
+
+    kind: str
+    message: str
+    cells: list = field(default_factory=list)
+    reason: str | None = None
+    id: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "message": self.message, "cells": self.cells,
+                "reason": self.reason}
+
+
+def _seats(game: Game, state: Any) -> int:
+    """Number of seats of the game in ``state`` (from the public view's ``players``; DI has 2)."""
+    players = game.view(state, None).get("players")
+    return len(players) if isinstance(players, list) else 2
+
+
+class Session:
+    """One game being refereed.
+
+    Use :meth:`start` for a new game or :meth:`resume` for a record left by an earlier run (a
+    crash or ``kill -9`` included); the constructor is internal.
+    """
+
+    def __init__(self, game: Game, header: dict[str, Any], start: Any, journal: Journal,
+                 tokens: dict[str, str]):
+        self.game, self.header, self.start_state, self.journal = game, header, start, journal
+        self.state = start
+        self.applied: list[Applied] = []
+        self.tokens = tokens
+        self.notices: list[Notice] = []
+        self._notice_ids = 0
+        self.revision = 0
+        self.changed = threading.Condition(threading.RLock())
+        self._cache: dict[tuple, dict] = {}
+        self.seats = _seats(game, start)
+
+    # -- construction -----------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, game_id: str, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None,
+              path: str | Path) -> "Session":
+        """A new session whose record is written to ``path``.
+
+        Raises
+        ------
+        MalformedError
+            When the set-up or rulings are invalid for the game (field named).
+        FileExistsError
+            When ``path`` exists (resume it instead, or choose another name).
+        OSError
+            When the record cannot be written.
+        """
+        header = {"format": FORMAT, "game": game_id, "setup": dict(setup)}
+        if rulings:
+            header["rulings"] = dict(rulings)
+        game, start = parse_header(header, 1, Path(path).resolve().parent)
+        if Path(path).exists():
+            raise FileExistsError(f"{path} exists: resume it with --resume, or choose another record name")
+        journal = Journal(path, header)
+        return cls(game, header, start, journal, _tokens(Path(path), _seats(game, start)))
+
+    @classmethod
+    def resume(cls, path: str | Path) -> "Session":
+        """Continue the session whose record is at ``path``: every event is replayed through the
+        rules; a line cut short by a crash is dropped (it was never acknowledged).
+
+        Raises
+        ------
+        FileNotFoundError
+            When there is no such record.
+        MalformedError
+            When the record is malformed (line and field named).
+        ValueError
+            When an event of the record is illegal (the record was edited by hand).
+        """
+        journal = Journal(path)
+        record = read_record(path)
+        session = cls(record.game, record.header, record.start, journal,
+                      _tokens(Path(path), _seats(record.game, record.start)))
+        for line, event in record.events:
+            result = session._apply(event)
+            if isinstance(result, SessionError):
+                raise ValueError(f"{path}: line {line}: the event is illegal ({result.reason}): {result}")
+        return session
+
+    # -- changing the game -----------------------------------------------------------------
+
+    def _apply(self, event: Event) -> Applied | SessionError:
+        before = self.state
+        after = self.game.apply(before, event)
+        if not after:
+            return SessionError(409, after.reason, after.message)
+        actor = event.actor
+        undoable = (isinstance(actor, int) and not self.game.reveals(before, event)
+                    and self.game.to_move(after) == actor)
+        applied = Applied(event.to_json(), actor, undoable)
+        self.state = after
+        self.applied.append(applied)
+        return applied
+
+    def role_of(self, token: str | None) -> Role:
+        """The role a token grants: ``"referee"``, a seat index, or ``None`` (public) for no
+        token. Raises :class:`SessionError` (403) for a token that is not this session's."""
+        if not token:
+            return None
+        for name, value in self.tokens.items():
+            if secrets.compare_digest(value, token):
+                return "referee" if name == "referee" else int(name)
+        raise SessionError(403, "unknown_token", "That token is not one of this session's.")
+
+    def submit(self, obj: Any, role: Role) -> dict[str, Any]:
+        """Apply one event posted by ``role``; returns ``{"index": N, "ok": true}``.
+
+        Raises
+        ------
+        SessionError
+            400 for a malformed event, 403 when the role may not post it (a player posting
+            another actor's event, or the public view posting at all), 409 with the rules'
+            reason code when it is illegal now (the refusal is kept as a comment in the record).
+        OSError
+            When the record cannot be written; the event is then not applied.
+        """
+        if role is None:
+            raise SessionError(403, "read_only", "The public view cannot post events; use a player or referee token.")
+        if not isinstance(obj, dict):
+            raise SessionError(400, "malformed", "An event must be a JSON object.")
+        try:
+            event = self.game.parse_event(obj, self.start_state)
+        except MalformedError as exc:
+            raise SessionError(400, "malformed", f"The event is malformed: {exc}.") from None
+        if role != "referee" and event.actor != role:
+            raise SessionError(403, "not_your_event",
+                               f"Player {role}'s token can only post player {role}'s events.")
+        with self.changed:
+            before = self.state
+            result = self._apply(event)
+            if isinstance(result, SessionError):
+                self.journal.comment(f"refused ({result.reason}): {json.dumps(event.to_json())}")
+                self._notice("illegal", f"{result} ({result.reason})", reason=result.reason)
+                raise result
+            try:
+                self.journal.append(result.obj)
+            except OSError:
+                self.state = before
+                self.applied.pop()
+                raise
+            self._publish()
+            return {"index": len(self.applied), "ok": True}
+
+    def can_undo(self, role: Role) -> bool:
+        """Whether ``role`` may undo the last event now: Board Game Arena's rule, within the
+        current player's turn only, never across revealed information or another player's
+        move; the referee may undo what its player could."""
+        if not self.applied or role is None:
+            return False
+        last = self.applied[-1]
+        return last.undoable and (role == "referee" or role == last.actor)
+
+    def undo(self, role: Role) -> dict[str, Any]:
+        """Take back the last event; returns ``{"events": N}`` (events left).
+
+        Raises
+        ------
+        SessionError
+            403/409 when :meth:`can_undo` says no (the sentence says why).
+        OSError
+            When the record cannot be rewritten; nothing is undone then.
+        """
+        with self.changed:
+            if not self.can_undo(role):
+                if not self.applied:
+                    raise SessionError(409, "nothing_to_undo", "There is no event to undo.")
+                last = self.applied[-1]
+                if role is None or (role != "referee" and role != last.actor):
+                    raise SessionError(403, "not_your_event", "Only the player who made the last move, or the referee, can undo it.")
+                raise SessionError(409, "undo_barrier", "The last event revealed information or ended the turn, so it cannot be undone.")
+            kept = self.applied[:-1]
+            self.journal.rewrite(self.header, [a.obj for a in kept],
+                                 comments=[f"undone: {json.dumps(self.applied[-1].obj)}"])
+            state = self.start_state
+            for a in kept:
+                state = self.game.apply(state, self.game.parse_event(a.obj, self.start_state))
+            self.state, self.applied = state, kept
+            self._publish()
+            return {"events": len(kept)}
+
+    # -- notices from the tracker and the referee ------------------------------------------
+
+    def _notice(self, kind: str, message: str, cells=(), reason: str | None = None) -> Notice:
+        self._notice_ids += 1
+        notice = Notice(kind, message, list(cells), reason, self._notice_ids)
+        self.notices = (self.notices + [notice])[-20:]
+        self._publish()
+        return notice
+
+    def notify(self, kind: str, message: str, cells=(), reason: str | None = None) -> dict[str, Any]:
+        """Show a warning or a question (``kind`` ``"illegal"``, ``"ask"``, ``"info"``) on the
+        referee view with ``cells`` highlighted; returns it as JSON."""
+        with self.changed:
+            return self._notice(kind, message, cells, reason).to_json()
+
+    def dismiss(self, notice_id: int) -> None:
+        """Remove a notice. Raises :class:`SessionError` (404) for an unknown id."""
+        with self.changed:
+            kept = [n for n in self.notices if n.id != notice_id]
+            if len(kept) == len(self.notices):
+                raise SessionError(404, "no_such_notice", f"There is no notice {notice_id}.")
+            self.notices = kept
+            self._publish()
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _publish(self) -> None:
+        self.revision += 1
+        self._cache.clear()
+        self.changed.notify_all()
+
+    def snapshot(self, role: Role) -> dict[str, Any]:
+        """Everything ``role``'s page shows, as JSON: the game's view for that seat (the public
+        view for ``None`` and the referee), the board as SVG, whose turn, the recent events as
+        that seat may see them, notices, and whether undo is possible. Never contains what the
+        seat may not know (the game's :meth:`~assistant.games.base.Game.view` and
+        :meth:`~assistant.games.base.Game.event_view` decide)."""
+        with self.changed:
+            key = (self.revision, role)
+            if key not in self._cache:
+                seat = role if isinstance(role, int) else None
+                recent = []
+                for index in range(max(0, len(self.applied) - RECENT), len(self.applied)):
+                    shown = self.game.event_view(self.applied[index].obj, seat)
+                    if shown is not None:
+                        recent.append({"index": index + 1, **shown})
+                self._cache[key] = {
+                    "game": self.game.id, "title": self.game.title, "revision": self.revision,
+                    "role": "referee" if role == "referee" else ("public" if role is None else "player"),
+                    "seat": seat, "seats": self.seats, "result": self.game.result(self.state),
+                    "to_move": self.game.to_move(self.state), "view": self.game.view(self.state, seat),
+                    "board_svg": self.game.board_svg(self.state, seat), "recent": recent,
+                    "events": len(self.applied), "can_undo": self.can_undo(role),
+                    "notices": [n.to_json() for n in self.notices] if role == "referee" or role is None else [],
+                }
+            return self._cache[key]
+
+    def wait(self, revision: int, timeout: float) -> int:
+        """Block until the revision differs from ``revision`` or ``timeout`` seconds pass;
+        returns the current revision."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while self.revision == revision:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.changed.wait(left)
+            return self.revision
+
+    def record_text(self) -> str:
+        """The record file as written (for download)."""
+        with self.changed:
+            return self.journal.text()
+
+
+def _tokens(record: Path, seats: int) -> dict[str, str]:
+    """The session's tokens, kept beside the record in ``<record>.tokens.json`` (mode 0600) so
+    that tablets keep working after ``--resume``; made on first use."""
+    path = record.with_name(record.name + ".tokens.json")
+    if path.exists():
+        tokens = json.loads(path.read_text(encoding="utf-8"))
+        if set(tokens) == {"referee", *map(str, range(seats))}:
+            return tokens
+    tokens = {"referee": secrets.token_urlsafe(16), **{str(s): secrets.token_urlsafe(16) for s in range(seats)}}
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(tokens, f)
+    return tokens
+

@@ -1,0 +1,61 @@
+"""The Flask application of one refereed session (:func:`create_app`)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from ..referee.session import Session, SessionError
+from . import api, pages
+
+#: Seconds between keep-alive comments on the live stream (a dead client is noticed by them).
+KEEPALIVE_S = 15.0
+
+
+def create_app(session: Session, camera: Callable[[], bytes | None] | None = None,
+               keepalive_s: float = KEEPALIVE_S) -> Flask:
+    """The application serving ``session``.
+
+    Parameters
+    ----------
+    session : Session
+    camera : callable, optional
+        Returns the newest camera panel image (JPEG bytes: the rectified board with the
+        detector's overlays) or ``None`` before the first frame; without it the panel says that
+        no camera is attached.
+    keepalive_s : float
+        Seconds between ``: keep-alive`` comments on ``/api/stream``.
+
+    Returns
+    -------
+    Flask
+        Every error under ``/api/`` is JSON ``{"error": CODE, "message": SENTENCE}`` with a 4xx
+        status; nothing a client sends yields a 500.
+    """
+    app = Flask(__name__)
+    app.config.update(SESSION=session, CAMERA=camera, KEEPALIVE_S=keepalive_s, JSON_SORT_KEYS=False)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pages.bp)
+
+    @app.errorhandler(SessionError)
+    def _refused(exc: SessionError):
+        return jsonify(error=exc.reason, message=str(exc)), exc.status
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        if request.path.startswith("/api/"):
+            sentence = {404: "There is no such API route; see /api/openapi.json.",
+                        405: "That method is not allowed on this route; see /api/openapi.json."}.get(
+                exc.code, (exc.description or exc.name).split("\n")[0])
+            return jsonify(error=exc.name.lower().replace(" ", "_"), message=sentence), exc.code
+        return exc
+
+    @app.after_request
+    def _no_sniff(response: Any):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")      # tokens stay out of Referer
+        return response
+
+    return app

@@ -1,0 +1,77 @@
+"""The OpenAPI 3.1 document of the referee server's JSON API (served at ``/api/openapi.json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ERROR = {"description": "Refused: one sentence says why.",
+          "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+_TOKEN = [{"bearer": []}, {"query": []}, {}]
+
+
+def _op(summary: str, ok: dict[str, Any], errors: tuple[int, ...] = (403,), **extra) -> dict[str, Any]:
+    responses = {**ok, **{str(code): _ERROR for code in errors}}
+    return {"summary": summary, "security": _TOKEN, "responses": responses, **extra}
+
+
+def _json(description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema or {"type": "object"}}}}
+
+
+def document() -> dict[str, Any]:
+    """The OpenAPI document as a dict (JSON-serialisable)."""
+    event = {"$ref": "#/components/schemas/Event"}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Tabletop assistant referee API", "version": "1",
+                 "description": "One refereed game. No token: the public table view; a seat's token: that "
+                                "player's private view; the referee token: corrections, undo, the record."},
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
+                                "query": {"type": "apiKey", "in": "query", "name": "token"}},
+            "schemas": {
+                "Error": {"type": "object", "required": ["error", "message"],
+                          "properties": {"error": {"type": "string", "description": "stable snake_case code"},
+                                         "message": {"type": "string", "description": "one sentence"}}},
+                "Event": {"type": "object", "required": ["actor", "type"],
+                          "description": "One event of the game's record vocabulary (records.md and the game's rules file).",
+                          "properties": {"actor": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]},
+                                         "type": {"type": "string"}},
+                          "additionalProperties": True},
+                "Snapshot": {"type": "object",
+                             "required": ["game", "revision", "role", "seat", "result", "view", "board_svg", "recent",
+                                          "events", "can_undo", "notices"],
+                             "properties": {"game": {"type": "string"}, "revision": {"type": "integer"},
+                                            "role": {"enum": ["public", "player", "referee"]},
+                                            "seat": {"type": ["integer", "null"]}, "result": {"type": "string"},
+                                            "view": {"type": "object"}, "board_svg": {"type": "string"},
+                                            "recent": {"type": "array", "items": {"type": "object"}},
+                                            "events": {"type": "integer"}, "can_undo": {"type": "boolean"},
+                                            "notices": {"type": "array", "items": {"type": "object"}}}},
+            },
+        },
+        "paths": {
+            "/api/snapshot": {"get": _op("What the caller's page shows now", {"200": _json("the snapshot", {"$ref": "#/components/schemas/Snapshot"})})},
+            "/api/legal": {"get": _op("The events the caller may post now", {"200": _json("legal events (at most 300)")})},
+            "/api/events": {"post": _op("Apply one event (a move or a correction)", {"201": _json("applied: index and ok")},
+                                        (400, 403, 409),
+                                        requestBody={"required": True, "content": {"application/json": {"schema": event}}})},
+            "/api/undo": {"post": _op("Take back the last event within the current player's turn",
+                                      {"200": _json("events left")}, (403, 409))},
+            "/api/notices/{notice_id}/dismiss": {"post": _op(
+                "Remove a warning or question (referee)", {"200": _json("done")}, (403, 404),
+                parameters=[{"name": "notice_id", "in": "path", "required": True, "schema": {"type": "integer"}}])},
+            "/api/record": {"get": _op("Download the record (referee)", {"200": {"description": "tabletop-record/1 JSON Lines",
+                                                                                "content": {"application/x-ndjson": {}}}})},
+            "/api/join/{seat}.svg": {"get": _op("QR code of a seat's private page (referee)",
+                                                {"200": {"description": "SVG", "content": {"image/svg+xml": {}}}}, (403, 404),
+                                                parameters=[{"name": "seat", "in": "path", "required": True,
+                                                             "schema": {"type": "integer", "minimum": 0}}])},
+            "/api/camera.jpg": {"get": _op("The rectified board with the detector's overlays",
+                                           {"200": {"description": "JPEG", "content": {"image/jpeg": {}}}}, (404,))},
+            "/api/stream": {"get": _op("Live updates: a snapshot on connect and after each change; a keep-alive every 15 s",
+                                       {"200": {"description": "Server-Sent Events (event: snapshot)",
+                                                "content": {"text/event-stream": {}}}})},
+            "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json("OpenAPI 3.1")}}},
+        },
+    }

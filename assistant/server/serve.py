@@ -1,0 +1,115 @@
+"""``assistant serve``: referee one game and serve the tablet views.
+
+``assistant serve --game G [--record PATH] [--setup FILE] [--source S] [--host H] [--port P]``
+or ``assistant serve --resume RECORD``. The pages are served by waitress (a production WSGI
+server) with enough threads that the live streams of every tablet never starve ordinary
+requests (one open stream holds one thread). The server binds to 127.0.0.1 unless ``--host``
+says otherwise, and says where it listens when it starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..games import MalformedError, game_ids
+from ..referee.session import Session
+
+#: Threads = streams expected x 2 + this many for ordinary requests (see known pitfalls: waitress).
+SPARE_THREADS = 8
+
+
+def threads_for(seats: int) -> int:
+    """Worker threads for a table of ``seats`` players: a referee tablet, one per player and a
+    spare viewer, each holding a stream, twice over, plus :data:`SPARE_THREADS`."""
+    return 2 * (seats + 2) + SPARE_THREADS
+
+
+def default_setup(game_id: str, seed: int) -> dict[str, Any]:
+    """A random valid set-up of ``game_id`` from its simulator (``seed``), for a quick start."""
+    import importlib
+    import random
+
+    module = importlib.import_module(f"assistant.games.{game_id.replace('-', '_')}.simulate")
+    return module.random_setup(random.Random(seed))
+
+
+def open_session(args: argparse.Namespace) -> Session:
+    """The session ``args`` ask for (resumed, or new from ``--setup`` or a seeded set-up).
+
+    Raises
+    ------
+    FileNotFoundError, FileExistsError, MalformedError, ValueError, OSError
+        With a sentence naming the file and the problem.
+    """
+    if args.resume:
+        return Session.resume(args.resume)
+    if not args.game:
+        raise ValueError("give --game G for a new game, or --resume RECORD")
+    if args.setup:
+        head = json.loads(Path(args.setup).read_text(encoding="utf-8").splitlines()[0])
+        setup, rulings = head.get("setup", head), head.get("rulings")
+    else:
+        setup, rulings = default_setup(args.game, args.seed), None
+    record = args.record or f"games/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    return Session.start(args.game, setup, rulings, record)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        session = open_session(args)
+    except (OSError, MalformedError, ValueError, json.JSONDecodeError) as exc:
+        print(f"serve: {exc}", file=sys.stderr)
+        return 2
+    panel = None
+    if args.source is not None:
+        from ..vision.sources import SourceError, open_source
+        from .camera import CameraPanel
+
+        try:
+            panel = CameraPanel(open_source(args.source), session.game.id).start()
+        except SourceError as exc:
+            print(f"serve: {exc}", file=sys.stderr)
+            return 2
+    from waitress import create_server
+
+    from .app import create_app
+
+    app = create_app(session, camera=panel.jpeg if panel else None)
+    server = create_server(app, host=args.host, port=args.port, threads=threads_for(session.seats),
+                           channel_timeout=30, ident="tabletop-assistant")
+    base = f"http://{args.host if args.host not in ('0.0.0.0', '::') else 'THIS-MACHINE'}:{server.effective_port}"
+    where = ("only this machine (use --host 0.0.0.0 for tablets on the network)" if args.host in ("127.0.0.1", "localhost")
+             else f"the network on {args.host}")
+    print(f"Serving {session.game.title} to {where}. Record: {session.journal.path}", flush=True)
+    print(f"  table view:   {base}/", flush=True)
+    print(f"  referee view: {base}/?token={session.tokens['referee']}", flush=True)
+    print("  players join by scanning their codes on the referee view. Ctrl-C stops; --resume RECORD continues.", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if panel:
+            panel.stop()
+    return 0
+
+
+def add_serve_command(subparsers: Any) -> None:
+    """Register ``assistant serve``."""
+    p = subparsers.add_parser("serve", help="referee a game and serve the tablet views",
+                              description="Referee one game: the rules check every event, the record is "
+                                          "written event by event, tablets follow live.")
+    p.add_argument("--game", choices=game_ids(), help="the game (for a new session)")
+    p.add_argument("--resume", metavar="RECORD", help="continue the session of this record (after a crash too)")
+    p.add_argument("--record", metavar="PATH", help="where the new session's record goes (default games/GAME-TIME.jsonl)")
+    p.add_argument("--setup", metavar="FILE", help="a record (its header is used) or a JSON object with setup and rulings")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random set-up when no --setup is given")
+    p.add_argument("--source", help="camera index, video file, image folder or stream URL for the camera panel")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    p.add_argument("--port", type=int, default=8750, help="TCP port (0: any free port)")
+    p.set_defaults(func=_cmd_serve)

@@ -1,0 +1,128 @@
+// The tablet page: draws each snapshot the server streams; holds no game logic of its own.
+"use strict";
+const body = document.body;
+const token = new URLSearchParams(location.search).get("token") || "";
+const seat = body.dataset.seat === "" ? null : Number(body.dataset.seat);
+const isReferee = body.dataset.referee === "yes";
+const q = token ? `?token=${encodeURIComponent(token)}` : "";
+const $ = (id) => document.getElementById(id);
+let last = null;
+
+function cellId(cell) {
+  if (!Array.isArray(cell)) return String(cell);
+  if (body.dataset.game === "forbidden-desert") return "ABCDE"[cell[1]] + (cell[0] + 1);
+  return cell.join(",");
+}
+
+function describe(ev) {
+  const { index, actor, type, ...rest } = ev;
+  const who = typeof actor === "number" ? `player ${actor + 1}` : actor;
+  const params = Object.entries(rest).map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  return `${who}: ${type.replaceAll("_", " ")}${params.length ? " (" + params.join(", ") + ")" : ""}`;
+}
+
+function figures(snap) {
+  const v = snap.view, out = [];
+  const add = (k, val) => { if (val !== undefined && val !== null) out.push([k, val]); };
+  add("result", snap.result);
+  add("events", snap.events);
+  if (snap.game === "forbidden-desert") {
+    add("storm meter", `${v.meter} (skull at ${v.skull})`);
+    add("sand left", v.sand_supply);
+    add("water", (v.water || []).map((w, i) => `${i + 1}: ${w}`).join("  "));
+    if (v.storm_loss) add("storm-phase loss risk", `${(100 * v.storm_loss.probability).toFixed(1)} %`);
+    add("parts held", (v.parts_held || []).join(", ") || "none");
+  } else if (snap.game === "scout-pennant") {
+    for (const p of v.players || []) add(`${p.colour} (player ${p.seat + 1})`, `base ${p.base}, on board ${p.on_board}${p.finished ? ", finished" : ""}`);
+    add("finishing order", (v.finishing_order || []).map((s) => s + 1).join(", ") || "—");
+  } else if (snap.game === "discovery-island") {
+    add("march sum", v.march_sum);
+    add("marches", (v.marches || []).join(" / "));
+    if (snap.seat !== null) {
+      add("possible positions", (v.candidates || []).length);
+      add("clues", Object.entries(v.clues || {}).map(([k, c]) => `${k}: ${c.terrain || c.symbol || c.type}`).join(", ") || "none");
+      if (v.lay_next && Object.keys(v.lay_next).length) add("lay next", Object.entries(v.lay_next).map(([d, t]) => `${d} ${t}`).join(", "));
+    }
+  }
+  return out;
+}
+
+function draw(snap) {
+  last = snap;
+  $("board").innerHTML = snap.board_svg;       // drawn by the server from the engine's state
+  const hot = new Set(snap.notices.flatMap((n) => n.cells.map(cellId)));
+  document.querySelectorAll("#board [data-cell]").forEach((g) => g.classList.toggle("hot", hot.has(g.dataset.cell)));
+  const turn = snap.to_move === null ? `Game over: ${snap.result}` :
+    typeof snap.to_move === "number" ? `Player ${snap.to_move + 1} to move` : `${snap.to_move} phase`;
+  $("turn").textContent = turn;
+  $("undo").disabled = !snap.can_undo;
+  $("figures").replaceChildren(...figures(snap).flatMap(([k, v]) => {
+    const dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = k; dd.textContent = v; return [dt, dd];
+  }));
+  $("recent").replaceChildren(...snap.recent.slice().reverse().map((ev) => {
+    const li = document.createElement("li"); li.value = ev.index; li.textContent = describe(ev); return li;
+  }));
+  $("notices").replaceChildren(...snap.notices.map((n) => {
+    const div = document.createElement("div");
+    div.className = `notice ${n.kind}`; div.dataset.id = n.id;
+    div.append(n.message + (n.cells.length ? ` (${n.cells.map(cellId).join(", ")})` : ""));
+    if (isReferee) {
+      const b = document.createElement("button"); b.type = "button"; b.textContent = "Dismiss";
+      b.onclick = () => post(`/api/notices/${n.id}/dismiss`); div.append(" ", b);
+    }
+    return div;
+  }));
+  if (seat !== null || isReferee) loadLegal();
+}
+
+async function loadLegal() {
+  const r = await fetch(`/api/legal${q}`);
+  if (!r.ok) return;
+  const data = await r.json();
+  const shown = data.events.slice(0, 60);
+  $("legal").replaceChildren(...shown.map((ev) => {
+    const b = document.createElement("button"); b.type = "button"; b.textContent = describe(ev);
+    b.onclick = () => post("/api/events", ev); return b;
+  }));
+  if (data.total > shown.length) $("legal").append(`… and ${data.total - shown.length} more`);
+}
+
+async function post(path, payload) {
+  const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+                                body: JSON.stringify(payload ?? {}) });
+  if (!r.ok) {
+    const err = await r.json().catch(() => ({ message: r.statusText }));
+    setStatus(err.message, true);
+  }
+  return r;
+}
+
+function setStatus(text, bad = false) { $("status").textContent = text; $("status").classList.toggle("bad", bad); }
+
+function connect() {
+  const es = new EventSource(`/api/stream${q}`);   // the browser reconnects by itself after a drop
+  es.addEventListener("snapshot", (e) => { draw(JSON.parse(e.data)); setStatus(`live · revision ${last.revision}`); });
+  es.onerror = () => setStatus("connection lost, reconnecting…", true);
+}
+
+$("undo").onclick = () => post("/api/undo");
+if (isReferee) {
+  $("correction").onsubmit = (e) => {
+    e.preventDefault();
+    let ev;
+    try { ev = JSON.parse($("correction-event").value); } catch { setStatus("The correction is not valid JSON.", true); return; }
+    post("/api/events", ev);
+  };
+  $("record").href = `/api/record${q}`;
+  for (let s = 0; s < Number(body.dataset.seats); s++) {
+    const f = document.createElement("figure"), img = document.createElement("img"), c = document.createElement("figcaption");
+    img.src = `/api/join/${s}.svg${q}`; img.alt = `join code for player ${s + 1}`; c.textContent = `player ${s + 1}`;
+    f.append(img, c); $("join").append(f);
+  }
+}
+const cam = $("camera-img");
+cam.onload = () => { $("camera").classList.add("live"); $("camera-note").textContent = "what the assistant sees"; };
+cam.onerror = () => { $("camera").classList.remove("live"); };
+setInterval(() => { cam.src = `/api/camera.jpg?t=${Date.now()}`; }, 1000);
+connect();
