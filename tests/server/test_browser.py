@@ -1,0 +1,119 @@
+"""The tablet pages in a real browser (Playwright driving Debian's Chromium) against a real
+waitress server: live updates within a second, each player's secret on its own page only,
+undo and a correction end to end, screenshots in landscape and portrait.
+
+Screenshots go to ``test-artifacts/`` (or ``$TEST_ARTIFACTS``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from assistant.games.forbidden_desert.simulate import random_setup as desert_setup
+from assistant.referee.session import Session
+from assistant.server.app import create_app
+from assistant.server.serve import threads_for
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason="Debian's chromium is not installed (apt-get install chromium; .ci/run does)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extras: pip install -e '.[test]'")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield b
+        b.close()
+
+
+def serve(session: Session) -> str:
+    """Serve ``session`` under waitress on a free loopback port; returns the base URL."""
+    from waitress import create_server
+
+    server = create_server(create_app(session), host="127.0.0.1", port=0, threads=threads_for(session.seats))
+    threading.Thread(target=server.run, daemon=True).start()      # ends with the test process
+    return f"http://127.0.0.1:{server.effective_port}"
+
+
+def desert(tmp_path) -> Session:
+    import random
+
+    return Session.start("forbidden-desert", desert_setup(random.Random(4), n_players=2), None, tmp_path / "fd.jsonl")
+
+
+def test_the_referee_view_follows_an_event_within_a_second(browser, tmp_path):
+    s = desert(tmp_path)
+    base = serve(s)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(base + "/")
+    page.wait_for_selector("#board svg")
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('live')")
+    mover = s.game.to_move(s.state)
+    move = next(e for e in s.game.legal_events(s.state) if e.type == "move")
+    t0 = time.monotonic()
+    s.submit(move.to_json(), mover)
+    page.wait_for_function("document.querySelectorAll('#recent li').length === 1", timeout=1000)
+    assert time.monotonic() - t0 < 1.0
+    assert "move" in page.inner_text("#recent")
+    page.close()
+
+
+def test_undo_and_a_correction_end_to_end(browser, tmp_path):
+    s = desert(tmp_path)
+    base = serve(s)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{base}/?token={s.tokens['referee']}")
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('live')")
+    mover = s.game.to_move(s.state)
+    move = next(e for e in s.game.legal_events(s.state) if e.type == "move")
+    import json
+
+    page.fill("#correction-event", json.dumps(move.to_json()))
+    page.click("#correction button[type=submit]")
+    page.wait_for_function("document.querySelectorAll('#recent li').length === 1")
+    assert len(s.applied) == 1 and s.applied[0].actor == mover
+    page.wait_for_selector("#undo:not([disabled])")
+    page.click("#undo")
+    page.wait_for_function("document.querySelectorAll('#recent li').length === 0")
+    assert s.applied == []
+    page.fill("#correction-event", '{"actor": 0, "type": "fly"}')     # malformed: said, nothing lost
+    page.click("#correction button[type=submit]")
+    page.wait_for_function("document.querySelector('#status').classList.contains('bad')")
+    assert "malformed" in page.inner_text("#status") and s.applied == []
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "referee-1280x800.png"), full_page=False)
+    page.set_viewport_size({"width": 800, "height": 1280})
+    page.screenshot(path=str(ARTIFACTS / "referee-800x1280.png"), full_page=False)
+    sizes = page.eval_on_selector_all("button", "els => els.filter(e => e.offsetParent).map(e => [e.offsetWidth, e.offsetHeight])")
+    assert sizes and all(w >= 44 and h >= 44 for w, h in sizes)            # touch targets
+    page.close()
+
+
+def test_each_player_page_shows_its_own_secret_only(browser, tmp_path, island_pair):
+    s, _ = island_pair(tmp_path, swap_clue="B2")           # seat 0 has learned the clue at A1
+    base = serve(s)
+    clue = s.snapshot(0)["view"]["clues"]["A1"]
+    words = clue.get("terrain") or clue.get("symbol") or clue["type"]
+    pages = {}
+    for seat in (0, 1):
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{base}/seat/{seat}?token={s.tokens[str(seat)]}")
+        page.wait_for_function("document.querySelector('#status').textContent.startsWith('live')")
+        pages[seat] = page.inner_text("#figures")
+        if seat == 0:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "player-1280x800.png"))
+        page.close()
+    assert f"A1: {words}" in pages[0]
+    assert "A1:" not in pages[1]
