@@ -50,8 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_cmd_check)
 
     bench = sub.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=["rules", "vision", "detect"], help="which benchmark")
-    bench.add_argument("--seconds", type=float, default=5.0, help="time budget of the throughput run (s)")
+    bench.add_argument("what", choices=["rules", "vision", "detect", "serve"], help="which benchmark")
+    bench.add_argument("--seconds", type=float, default=None,
+                       help="time budget (s); default the benchmark's own (5 s throughput runs, 60 s serve load)")
     bench.add_argument("--seed", type=int, default=1, help="seed of the random games")
     bench.set_defaults(func=_cmd_bench)
     printing = sub.add_parser("print", help="printable mats and calibration boards at true size")

@@ -9,15 +9,20 @@ from __future__ import annotations
 import importlib
 
 #: benchmark name -> module with a ``run(seconds, seed) -> int`` function
-BENCHMARKS = {"rules": "assistant.bench.rules", "vision": "assistant.bench.vision", "detect": "assistant.bench.detect"}
+BENCHMARKS = {"rules": "assistant.bench.rules", "vision": "assistant.bench.vision", "detect": "assistant.bench.detect",
+              "serve": "assistant.bench.serve"}
 
 
-def run_bench(what: str, seconds: float = 5.0, seed: int = 1) -> int:
-    """Run the benchmark ``what`` and return its exit status (0 when it ran).
+def run_bench(what: str, seconds: float | None = None, seed: int = 1) -> int:
+    """Run the benchmark ``what`` and return its exit status (0 when it ran). ``seconds`` is
+    its time budget; ``None`` is the benchmark's own default.
 
     Raises
     ------
     KeyError
         When ``what`` is not a known benchmark.
     """
-    return importlib.import_module(BENCHMARKS[what]).run(seconds=seconds, seed=seed)
+    module = importlib.import_module(BENCHMARKS[what])
+    if seconds is None:
+        return module.run(seed=seed)
+    return module.run(seconds=seconds, seed=seed)

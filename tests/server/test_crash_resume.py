@@ -78,3 +78,15 @@ def test_serve_refuses_bad_input_in_one_line(tmp_path):
         run = subprocess.run([sys.executable, "-m", "assistant", "serve", *args, "--port", "0"], cwd=tmp_path,
                              env=env, capture_output=True, text=True, timeout=60)
         assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_the_load_benchmark_runs_and_counts_deliveries(capsys):
+    """``assistant bench serve`` for 3 s: every posted event reaches all 8 live clients."""
+    from assistant.bench import serve as bench
+
+    assert bench.run(seconds=3.0, seed=1) == 0
+    out = capsys.readouterr().out
+    applied = int(re.search(r"(\d+) events applied", out).group(1))
+    assert applied >= 20
+    assert re.search(rf"over {applied * bench.LIVE_CLIENTS} deliveries", out)
+    assert "0 failed POSTs, 0 broken streams, 0 snapshots never received" in out
