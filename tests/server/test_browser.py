@@ -114,6 +114,13 @@ def test_each_player_page_shows_its_own_secret_only(browser, tmp_path, island_pa
         if seat == 0:
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "player-1280x800.png"))
+            assert page.locator("#board .candidate").first.is_visible()      # the assist is on by default
+            page.uncheck("#assist")                                          # a purist switches it off
+            assert not page.locator("#board .candidate").first.is_visible()
+            assert "possible positions" not in page.inner_text("#figures")
+            page.reload()
+            page.wait_for_function("document.querySelector('#status').textContent.startsWith('live')")
+            assert not page.locator("#board .candidate").first.is_visible()  # remembered on this tablet
         page.close()
     assert f"A1: {words}" in pages[0]
     assert "A1:" not in pages[1]

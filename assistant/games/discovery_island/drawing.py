@@ -53,7 +53,7 @@ def board_svg(island: Any, view: Mapping[str, Any]) -> str:
             done = info.label in empty or info.label in taken
             parts.append(text(x, y, info.label, 6.5, fill="#777777" if done else "#000000"))
         if (col, row) in maybe:
-            parts.append(el("circle", cx=f"{x:.1f}", cy=f"{y:.1f}", r=3.2, fill="none",
+            parts.append(el("circle", cx=f"{x:.1f}", cy=f"{y:.1f}", r=3.2, fill="none", class_="candidate",
                             stroke=OKABE_ITO["reddish_purple"], stroke_width=1.6))
         if (col, row) in path:
             parts.append(el("circle", cx=f"{x:.1f}", cy=f"{y:.1f}", r=2.0, fill=OKABE_ITO["vermillion"]))

@@ -32,6 +32,7 @@ function figures(snap) {
     add("water", (v.water || []).map((w, i) => `${i + 1}: ${w}`).join("  "));
     if (v.storm_loss) add("storm-phase loss risk", `${(100 * v.storm_loss.probability).toFixed(1)} %`);
     add("parts held", (v.parts_held || []).join(", ") || "none");
+    (v.hands || []).forEach((hand, i) => add(`equipment, player ${i + 1}`, hand.map((c) => c.replaceAll("_", " ")).join(", ") || "none"));
   } else if (snap.game === "scout-pennant") {
     for (const p of v.players || []) add(`${p.colour} (player ${p.seat + 1})`, `base ${p.base}, on board ${p.on_board}${p.finished ? ", finished" : ""}`);
     add("finishing order", (v.finishing_order || []).map((s) => s + 1).join(", ") || "—");
@@ -39,7 +40,9 @@ function figures(snap) {
     add("march sum", v.march_sum);
     add("marches", (v.marches || []).join(" / "));
     if (snap.seat !== null) {
-      add("possible positions", (v.candidates || []).length);
+      if (assist()) add("possible positions", (v.candidates || []).length);
+      add("equipment left", Object.entries(v.cards || {}).filter(([, c]) => !c.discarded).map(([name, c]) =>
+        `${name.replaceAll("_", " ")} (${Object.entries(c.terrain_left || {}).map(([t, n]) => `${t} ${n}`).join(", ")})`).join("; ") || "none");
       add("clues", Object.entries(v.clues || {}).map(([k, c]) => `${k}: ${c.terrain || c.symbol || c.type}`).join(", ") || "none");
       if (v.lay_next && Object.keys(v.lay_next).length) add("lay next", Object.entries(v.lay_next).map(([d, t]) => `${d} ${t}`).join(", "));
     }
@@ -47,9 +50,13 @@ function figures(snap) {
   return out;
 }
 
+// Discovery Island's possible-positions assist can be switched off by purists (kept per device).
+function assist() { return localStorage.getItem("assist") !== "off"; }
+
 function draw(snap) {
   last = snap;
   $("board").innerHTML = snap.board_svg;       // drawn by the server from the engine's state
+  $("board").classList.toggle("no-assist", !assist());
   const hot = new Set(snap.notices.flatMap((n) => n.cells.map(cellId)));
   document.querySelectorAll("#board [data-cell]").forEach((g) => g.classList.toggle("hot", hot.has(g.dataset.cell)));
   const turn = snap.to_move === null ? `Game over: ${snap.result}` :
@@ -107,6 +114,12 @@ function connect() {
 }
 
 $("undo").onclick = () => post("/api/undo");
+if (body.dataset.game === "discovery-island" && seat !== null) {
+  const box = document.createElement("label"), cb = document.createElement("input");
+  cb.type = "checkbox"; cb.id = "assist"; cb.checked = assist();
+  cb.onchange = () => { localStorage.setItem("assist", cb.checked ? "on" : "off"); if (last) draw(last); };
+  box.append(cb, " show where I may be"); box.className = "toggle"; $("actions").append(box);
+}
 if (isReferee) {
   $("correction").onsubmit = (e) => {
     e.preventDefault();
