@@ -62,6 +62,8 @@ PATROL_LABELS = ("none",) + COLOUR_NAMES
 _WAYS = (None, "from", "to")
 #: ``Verdict.reason`` of a question between forests whose firing looks the same (same inputs, same outputs)
 TWIN_FORESTS = "twin_forests"
+#: ``Verdict.reason`` of a question about a move that rests on unsure readings (the cells to check)
+UNSURE_READING = "unsure_reading"
 #: ``Verdict.reason`` of a "nothing" verdict for a move seen half done (its cells stay pending)
 PARTIAL_MOVE = "partial_move"
 #: ``Verdict.reason`` of a "nothing" verdict while the board is not found
@@ -310,6 +312,9 @@ class ScoutPennantTracker(Tracker):
 
     - builds are searched only on the cells the gate reported;
     - a change whose only readings are unsure asks (it is never dropped as "nothing");
+    - uncertain evidence never commits: a move that rests on an unsure reading (one of a cell
+      it touches, or one that disagrees with the table it leaves) is asked about instead, with
+      ``reason`` :data:`UNSURE_READING` and the cells to check (:meth:`doubts`);
     - an illegal move highlights the cells it involves (a fire: its forest, inputs, outputs);
     - firing one of two forests with the same inputs and outputs asks which (``reason`` is
       :data:`TWIN_FORESTS`): the positions are the same, so the shared search would keep one
@@ -376,10 +381,17 @@ class ScoutPennantTracker(Tracker):
         try:
             verdict = super().explain(observed, changed)
             if verdict.kind == "commit":
-                twins = self._twins(before, verdict.events)
-                if twins:                    # two forests with the same arrows: the table cannot tell
+                doubts = self.doubts(before, verdict.events, observed)
+                twins = [] if doubts else self._twins(before, verdict.events)
+                if doubts or twins:          # undo the shared tracker's commit
                     self.state = before
                     del self.log[len(self.log) - len(verdict.events):]
+                if doubts:                   # the move rests on readings that are not sure: ask
+                    names = ", ".join(map(self.model.describe, doubts))
+                    verdict = Verdict("ask", [], doubts, f"I cannot read {names} clearly: please check "
+                                      + ("that cell." if len(doubts) == 1 else "those cells."),
+                                      reason=UNSURE_READING, options=[list(verdict.events)])
+                elif twins:                  # two forests with the same arrows: the table cannot tell
                     verdict = Verdict("ask", [], sorted(changed), "Forests with the same arrows fit what I see: "
                                       "which one was fired?", reason=TWIN_FORESTS,
                                       options=[list(verdict.events)] + twins)
@@ -399,6 +411,54 @@ class ScoutPennantTracker(Tracker):
         done = verdict.kind == "commit" or (verdict.kind == "nothing" and verdict.reason is None)
         self.pending = set() if done else set(changed)
         return verdict
+
+    def doubts(self, state: State, events: Sequence[Event], observed: Observation) -> list[Cell]:
+        """The cells whose unsure readings a commit of ``events`` from ``state`` would rest on.
+
+        The shared search ignores unsure readings (:func:`~assistant.tracking.base.mismatches`),
+        so an explanation it finds may rest on them; this check runs on the explanation it
+        would commit. A reading counts against the commit when it is unsure and
+
+        - its slot belongs to a cell the events touch (:meth:`ScoutPennantTable.touched`: a
+          build's cell and its arrows' cells, a fire's forest, inputs and outputs, a start, the
+          finish), or its expected label changes, whatever the reading says: the move is only
+          known from those slots, and an unsure label that agrees with it is no better evidence
+          than a coin that came up right (the players confirm instead); or
+        - its label differs from what the table shows after the events (it may be part of
+          another move).
+
+        An unsure reading of an untouched cell that agrees with the table is harmless.
+
+        Parameters
+        ----------
+        state : State
+            The committed state before the events.
+        events : sequence of Event
+            The explanation (legal events, applied in order).
+        observed : dict slot -> Reading
+            The readings the explanation was found from.
+
+        Returns
+        -------
+        list of (q, r)
+            Sorted cells to show the players (an arrow's hex on the touched side); empty when
+            every reading the explanation needs is sure.
+        """
+        s, touched = state, set()
+        for ev in events:
+            touched |= self.model.touched(s, ev)
+            s = self.game.apply(s, ev)
+        before, after = self.model.expected(state), self.model.expected(s)
+        relied = set(self.model.slots(touched)) | {k for k in after if after[k] != before.get(k)}
+        out = set()
+        for slot, reading in observed.items():
+            if reading.sure or (slot not in relied and reading.label == after.get(slot)):
+                continue
+            cell = self.model.cell_of(slot)
+            if slot[0] == "arrow" and cell not in touched and (slot[3], slot[4]) in touched:
+                cell = (slot[3], slot[4])
+            out.add(cell)
+        return sorted(out)
 
     def _partial(self, observed: Observation) -> bool:
         """True when every sure reading that differs from the committed table agrees with what one
@@ -453,5 +513,5 @@ def position_key(state: State) -> str:
 
 
 __all__ = ["ScoutPennantTable", "ScoutPennantTracker", "PositionGame", "kit_colours", "arrow_slot", "tracker_for",
-           "TWIN_FORESTS", "PARTIAL_MOVE", "NOT_IN_VIEW",
+           "TWIN_FORESTS", "PARTIAL_MOVE", "UNSURE_READING", "NOT_IN_VIEW",
            "position_key", "PIECE_LABELS", "ARROW_LABELS", "PATROL_LABELS"]
