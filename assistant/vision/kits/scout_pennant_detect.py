@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 import cv2
 import numpy as np
@@ -689,12 +689,3 @@ def board_homography(image: np.ndarray, layout: MatLayout | None = None) -> tupl
     if not fit:
         return None, str(getattr(fit, "reason", "board not found"))
     return fit.homography, "ok"
-
-
-def summarise(readings: Mapping[tuple, Reading]) -> dict[str, int]:
-    """How many readings of each kind are sure and unsure: ``{"piece_sure": n, ...}``."""
-    out: dict[str, int] = {}
-    for slot, r in readings.items():
-        key = f"{slot[0]}_{'sure' if r.sure else 'unsure'}"
-        out[key] = out.get(key, 0) + 1
-    return out
