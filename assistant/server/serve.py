@@ -59,6 +59,36 @@ def open_session(args: argparse.Namespace) -> Session:
     return Session.start(args.game, setup, rulings, record)
 
 
+def _camera(args: argparse.Namespace, session: Session):
+    """The thread reading ``--source``: the whole live pipeline into ``session`` when the game's
+    detector is at hand, else the camera panel only (said on standard error).
+
+    Raises
+    ------
+    SourceError, OSError, ValueError
+        A source that cannot be opened, a calibration or model that cannot be read.
+    """
+    import numpy as np
+
+    from ..vision.sources import open_source
+    from .camera import CameraPanel
+    from .live import LiveTable, make_loop
+
+    source = open_source(args.source)
+    undistort, camera_matrix = None, None
+    if args.calibration:
+        from ..vision.calibration_io import Undistorter, load_calibration
+
+        undistort = Undistorter.from_calibration(load_calibration(args.calibration))
+        camera_matrix = np.asarray(undistort.new_camera_matrix, np.float64)
+    if session.game.id == "forbidden-desert" and not (args.model and camera_matrix is not None):
+        print("serve: the camera panel only: Forbidden Desert's live tracking needs --model (assistant teach "
+              "--slot table) and --calibration; enter moves on the tablets.", file=sys.stderr)
+        return CameraPanel(source, session.game.id, args.fps).start()
+    return LiveTable(session, source, lambda state: make_loop(session.game.id, state, args.model, args.fps,
+                                                              camera_matrix, undistort), args.fps).start()
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     try:
         session = open_session(args)
@@ -67,12 +97,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     panel = None
     if args.source is not None:
-        from ..vision.sources import SourceError, open_source
-        from .camera import CameraPanel
+        from ..vision.sources import SourceError
 
         try:
-            panel = CameraPanel(open_source(args.source), session.game.id).start()
-        except SourceError as exc:
+            panel = _camera(args, session)
+        except (OSError, ValueError, SourceError) as exc:
             print(f"serve: {exc}", file=sys.stderr)
             return 2
     from waitress import create_server
@@ -109,7 +138,10 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--record", metavar="PATH", help="where the new session's record goes (default games/GAME-TIME.jsonl)")
     p.add_argument("--setup", metavar="FILE", help="a record (its header is used) or a JSON object with setup and rulings")
     p.add_argument("--seed", type=int, default=1, help="seed of the random set-up when no --setup is given")
-    p.add_argument("--source", help="camera index, video file, image folder or stream URL for the camera panel")
+    p.add_argument("--source", help="camera index, video file, image folder or stream URL: the camera follows the game")
+    p.add_argument("--model", help="the game's taught detector folder (Forbidden Desert: required for live tracking)")
+    p.add_argument("--calibration", help="camera calibration YAML (assistant calibrate camera)")
+    p.add_argument("--fps", type=float, default=30.0, help="frame rate of the source (frames/s)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
     p.add_argument("--port", type=int, default=8750, help="TCP port (0: any free port)")
     p.set_defaults(func=_cmd_serve)

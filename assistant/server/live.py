@@ -1,0 +1,221 @@
+"""The whole pipeline behind ``assistant serve --source S``: frames -> the game's live loop (motion
+gate, detector, tracker) -> the session the tablets follow.
+
+A verdict of the tracker becomes:
+
+- ``commit``: its events are posted to the session with the referee's authority (the rules check
+  them again there), and the tracker's announcement is shown as an ``info`` notice;
+- ``illegal``: a notice with the rules' reason code and the cells to highlight;
+- ``ask``: a notice showing the cells, until the players fix the table or enter the move;
+- corrections after a storm card: one ``info`` notice each.
+
+Events entered on a tablet (water, cards, a sea refusal) reach the tracker through its
+``apply_tablet``; after an undo the tracker is rebuilt from the session's state. The camera panel
+shows the rectified board the loop sees, with the motion gate's status.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from ..referee.session import Session, SessionError
+from ..tracking.base import Verdict
+from ..vision.pipeline import BoardWatcher, WatchOutput
+from ..vision.sources import FrameSource, SourceError
+
+
+@dataclass
+class LoopStep:
+    """One frame through a live loop: the idle path's output and, after a change, a verdict."""
+
+    watch: WatchOutput
+    verdict: Verdict | None = None
+
+
+class PennantLoop:
+    """Scout Pennant's live loop: board watcher, then ``tracker.see`` on each stable change."""
+
+    def __init__(self, tracker: Any, fps: float, undistort: Callable | None = None):
+        from ..vision.mats import mat_layout
+
+        self.tracker, self.undistort = tracker, undistort
+        self.watcher = BoardWatcher(mat_layout("scout-pennant"), fps, undistort=undistort)
+
+    def process(self, image: np.ndarray, index: int, t: float) -> LoopStep:
+        """Run one frame ``(H, W, 3) uint8`` BGR; a verdict follows each stable change."""
+        out = self.watcher.process(image, index, t)
+        event = out.gate.event if out.gate else None
+        if event is None or not out.track.ok:
+            return LoopStep(out)
+        frame = self.undistort(image) if self.undistort is not None else image
+        return LoopStep(out, self.tracker.see(frame, out.track.homography, [*event.changed, *event.unsure]))
+
+
+def make_loop(game_id: str, state: Any, model: str | None, fps: float, camera_matrix: np.ndarray | None,
+              undistort: Callable | None = None) -> Any:
+    """The live loop of ``game_id`` starting from the engine state ``state``.
+
+    Parameters
+    ----------
+    model : str or None
+        Forbidden Desert: the detector folder taught by ``assistant teach --slot table``
+        (required); Discovery Island: a kit model folder (default: the cached kit model);
+        Scout Pennant: not used.
+    camera_matrix : (3, 3) or None
+        Intrinsics of the (undistorted) frames, for Forbidden Desert's standing pawns.
+
+    Raises
+    ------
+    ValueError
+        Forbidden Desert without a model or without intrinsics.
+    OSError
+        A model folder that cannot be read.
+    """
+    if game_id == "forbidden-desert":
+        from ..games import get_game
+        from ..tracking.forbidden_desert import ForbiddenDesertTracker
+        from ..tracking.live import LiveDesert
+        from ..vision.detectors.forbidden_desert import FDDetector
+
+        if not model or camera_matrix is None:
+            raise ValueError("Forbidden Desert live needs --model (assistant teach --slot table) and the camera's intrinsics")
+        tracker = ForbiddenDesertTracker(get_game(game_id), state)
+        return LiveDesert(FDDetector.load(model), tracker, fps, camera_matrix, undistort=undistort)
+    if game_id == "discovery-island":
+        from ..tracking.discovery_island import DiscoveryIslandTracker
+        from ..vision.kits.discovery_island_detect import load_or_teach
+        from ..vision.kits.discovery_island_live import LiveIsland
+
+        return LiveIsland(DiscoveryIslandTracker(state, detector=load_or_teach(model)), fps, undistort=undistort)
+    if game_id == "scout-pennant":
+        from ..tracking.scout_pennant import ScoutPennantTracker
+
+        return PennantLoop(ScoutPennantTracker(state), fps, undistort=undistort)
+    raise ValueError(f"no live loop for {game_id!r}")
+
+
+class LiveTable:
+    """Read ``source`` on a daemon thread through the game's live loop into ``session``.
+
+    Parameters
+    ----------
+    session : Session
+    source : FrameSource
+    loop_of : callable
+        ``loop_of(state) -> live loop`` (see :func:`make_loop`), called at the start and after
+        an undo.
+    fps : float
+        Frame rate of the source (a file is read as fast as it decodes; its frame times are
+        index / fps).
+
+    Attributes
+    ----------
+    status : str
+        The gate's last status, or why the source stopped.
+    verdicts : list of Verdict
+        Every verdict so far (for tests and the log).
+    """
+
+    def __init__(self, session: Session, source: FrameSource, loop_of: Callable[[Any], Any], fps: float = 30.0):
+        self.session, self.source, self.loop_of, self.fps = session, source, loop_of, fps
+        with session.changed:
+            self.loop = loop_of(session.state)
+            self.seen = len(session.applied)
+        self.status = "starting"
+        self.verdicts: list[Verdict] = []
+        self._jpeg: bytes | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="live-table", daemon=True)
+
+    def start(self) -> "LiveTable":
+        """Start the reading thread; returns ``self``."""
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop reading and close the source."""
+        self._stop.set()
+        self.source.close()
+
+    def jpeg(self) -> bytes | None:
+        """The newest camera-panel image (JPEG bytes), or ``None`` before the first frame."""
+        with self._lock:
+            return self._jpeg
+
+    def _sync(self) -> None:
+        """Give the tracker the events entered on tablets; rebuild it after an undo."""
+        with self.session.changed:
+            applied = list(self.session.applied)
+            state = self.session.state
+        if len(applied) < self.seen:
+            self.loop = self.loop_of(state)
+        else:
+            for a in applied[self.seen:]:
+                event = self.session.game.parse_event(a.obj, self.session.start_state)
+                if not self.loop.tracker.apply_tablet(event).kind == "commit":
+                    self.loop = self.loop_of(state)        # the tracker disagrees: start again from the rules
+                    break
+        self.seen = len(applied)
+
+    def deliver(self, verdict: Verdict) -> None:
+        """Pass one verdict to the session (see the module docstring)."""
+        self.verdicts.append(verdict)
+        s = self.session
+        if verdict.kind == "commit":
+            for event in verdict.events:
+                try:
+                    s.submit(event.to_json(), "referee")
+                    self.seen += 1
+                except SessionError as exc:            # the rules refuse what the tracker thought legal
+                    s.notify("illegal", f"The camera saw {event.type}, but: {exc}", verdict.cells, exc.reason)
+                    with s.changed:
+                        self.loop, self.seen = self.loop_of(s.state), len(s.applied)
+                    return
+            if verdict.message:
+                s.notify("info", verdict.message, verdict.cells)
+            for line in verdict.corrections:
+                s.notify("info", line, verdict.cells)
+        elif verdict.kind == "illegal":
+            s.notify("illegal", verdict.message, verdict.cells, verdict.reason)
+        elif verdict.kind == "ask":
+            s.notify("ask", verdict.message or "Please check these cells.", verdict.cells)
+        for line in verdict.corrections if verdict.kind != "commit" else ():
+            s.notify("info", line, verdict.cells)
+
+    def _run(self) -> None:
+        index = 0
+        while not self._stop.is_set():
+            try:
+                frame = self.source.read(timeout=5.0)
+            except SourceError as exc:
+                self.status = str(exc)
+                return
+            if frame is None:
+                self.status = "the camera source stopped"
+                return
+            self._sync()
+            step = self.loop.process(frame.image, index, index / self.fps)
+            index += 1
+            self.status = step.watch.status
+            if step.verdict is not None:
+                self.deliver(step.verdict)
+            self._publish(step.watch)
+
+    def _publish(self, watch: WatchOutput) -> None:
+        if watch.small is None:
+            return
+        view = watch.small.copy()
+        text = watch.status.replace("_", " ")
+        cv2.putText(view, text, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(view, text, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+        ok, data = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        if ok:
+            with self._lock:
+                self._jpeg = data.tobytes()
+

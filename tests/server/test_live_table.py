@@ -1,0 +1,68 @@
+"""``assistant serve --source``: rendered frames of a Scout Pennant move played on the printed kit
+go through the live loop into the session; a tablet event reaches the tracker; an undo rebuilds it."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from assistant.games import get_game
+from assistant.referee.session import Session
+from assistant.server.live import LiveTable, make_loop
+from assistant.tracking.scout_pennant import ScoutPennantTable
+from assistant.vision.kits.scout_pennant_scene import move_actions, table_scene
+from assistant.vision.mats import mat_layout
+from assistant.vision.render.camera import look_at_mat
+from assistant.vision.render.lighting import DAYLIGHT
+from assistant.vision.render.renderer import Renderer
+from assistant.vision.render.sequence import Hold, Reach, Sequence
+from assistant.vision.sources import FolderSource
+
+GAME = get_game("scout-pennant")
+SETUP = {"players": [{"seat": 0, "colour": "red"}, {"seat": 1, "colour": "blue"}]}
+
+
+def frames_of_move(folder, state, after, seed=3):
+    """Render the table going from ``state`` to ``after`` by one arm into ``folder``/NNN.png."""
+    model, layout = ScoutPennantTable(), mat_layout("scout-pennant")
+    before_table, after_table = model.expected(state), model.expected(after)
+    scene = table_scene(before_table, seed=seed)
+    cam = look_at_mat(layout.outline_mm(), (1280, 720), 60.0, 20.0, 15.0, 4.0)
+    steps = [Hold(15)]
+    for cell, actions in move_actions(scene, before_table, after_table, seed):
+        steps.append(Reach(cell, actions, dwell_frames=5))
+    steps.append(Hold(16))
+    seq = Sequence(scene, cam, steps, DAYLIGHT, fps=30, seed=seed, renderer=Renderer(cam))
+    folder.mkdir()
+    for k, st in enumerate(seq.states()):
+        cv2.imwrite(str(folder / f"{k:04d}.png"), seq.render_state(st).image)
+
+
+def test_a_move_on_the_table_reaches_the_session(tmp_path):
+    s = Session.start("scout-pennant", SETUP, None, tmp_path / "g.jsonl")
+    mover = GAME.to_move(s.state)
+    enter = next(e for e in GAME.legal_events(s.state) if e.type == "enter" and e.actor == mover)
+    frames_of_move(tmp_path / "frames", s.state, GAME.apply(s.state, enter))
+    live = LiveTable(s, FolderSource(tmp_path / "frames"), lambda st: make_loop("scout-pennant", st, None, 30.0, None))
+    live.start().thread.join(120)
+    assert live.status == "the camera source stopped"
+    assert [v.kind for v in live.verdicts] == ["commit"]
+    assert [a.obj for a in s.applied] == [enter.to_json()]
+    assert live.jpeg() is not None                                  # the camera panel
+    assert any(n["kind"] == "info" for n in s.snapshot("referee")["notices"])
+
+
+def test_tablet_events_reach_the_tracker_and_undo_rebuilds_it(tmp_path):
+    s = Session.start("scout-pennant", SETUP, None, tmp_path / "g.jsonl")
+    mover = GAME.to_move(s.state)
+    (tmp_path / "frames").mkdir()
+    cv2.imwrite(str(tmp_path / "frames" / "0.png"), np.zeros((8, 8, 3), np.uint8))
+    live = LiveTable(s, FolderSource(tmp_path / "frames"), lambda st: make_loop("scout-pennant", st, None, 30.0, None))
+    enter = next(e for e in GAME.legal_events(s.state) if e.type == "enter" and e.actor == mover)
+    s.submit(enter.to_json(), mover)                                # entered on the tablet
+    live._sync()
+    assert GAME.view(live.loop.tracker.state, None) == GAME.view(s.state, None) != GAME.view(s.start_state, None)
+    assert live.seen == 1
+    s.undo(mover)
+    live._sync()
+    assert GAME.view(live.loop.tracker.state, None) == GAME.view(s.start_state, None) and live.seen == 0
