@@ -53,16 +53,29 @@ def test_a_move_on_the_table_reaches_the_session(tmp_path):
 
 
 def test_tablet_events_reach_the_tracker_and_undo_rebuilds_it(tmp_path):
-    s = Session.start("scout-pennant", SETUP, None, tmp_path / "g.jsonl")
-    mover = GAME.to_move(s.state)
+    """Forbidden Desert's real tracker behind the loop (its detector is not needed to sync)."""
+    import random
+    from types import SimpleNamespace
+
+    from assistant.games.forbidden_desert.simulate import random_setup
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+
+    desert = get_game("forbidden-desert")
+    s = Session.start("forbidden-desert", random_setup(random.Random(2), n_players=2), None, tmp_path / "fd.jsonl")
     (tmp_path / "frames").mkdir()
     cv2.imwrite(str(tmp_path / "frames" / "0.png"), np.zeros((8, 8, 3), np.uint8))
-    live = LiveTable(s, FolderSource(tmp_path / "frames"), lambda st: make_loop("scout-pennant", st, None, 30.0, None))
-    enter = next(e for e in GAME.legal_events(s.state) if e.type == "enter" and e.actor == mover)
-    s.submit(enter.to_json(), mover)                                # entered on the tablet
+    built = []
+
+    def loop_of(state):
+        built.append(state)
+        return SimpleNamespace(tracker=ForbiddenDesertTracker(desert, state))
+
+    live = LiveTable(s, FolderSource(tmp_path / "frames"), loop_of)
+    mover = desert.to_move(s.state)
+    move = next(e for e in desert.legal_events(s.state) if e.type == "move")
+    s.submit(move.to_json(), mover)                                 # entered on the tablet
     live._sync()
-    assert GAME.view(live.loop.tracker.state, None) == GAME.view(s.state, None) != GAME.view(s.start_state, None)
-    assert live.seen == 1
+    assert live.loop.tracker.log == [move] and live.seen == 1 and len(built) == 1
     s.undo(mover)
     live._sync()
-    assert GAME.view(live.loop.tracker.state, None) == GAME.view(s.start_state, None) and live.seen == 0
+    assert len(built) == 2 and built[-1] is s.state and live.seen == 0 and live.loop.tracker.log == []
