@@ -17,7 +17,9 @@ function cellId(cell) {
 function describe(ev) {
   const { index, actor, type, ...rest } = ev;
   const who = typeof actor === "number" ? `player ${actor + 1}` : actor;
-  const params = Object.entries(rest).map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  const isCell = (v) => Array.isArray(v) && v.length === 2 && v.every(Number.isInteger);
+  const shown = (v) => isCell(v) ? cellId(v) : typeof v === "object" ? JSON.stringify(v) : v;
+  const params = Object.entries(rest).map(([k, v]) => `${k.replaceAll("_", " ")} ${shown(v)}`);
   return `${who}: ${type.replaceAll("_", " ")}${params.length ? " (" + params.join(", ") + ")" : ""}`;
 }
 
