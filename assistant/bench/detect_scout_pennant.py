@@ -117,7 +117,18 @@ def stress_conditions(held_out: bool = True) -> dict[str, tuple[Lighting, Camera
 
 
 def board_position(seed: int):
-    """A varied position: a full board after some play (1 in 3), else a random game cut short."""
+    """A varied position: a full board after some play (1 in 3), else a random game cut short.
+
+    Parameters
+    ----------
+    seed : int
+        Decides the position (deterministic).
+
+    Returns
+    -------
+    State
+        A legal Scout Pennant state (radius 4, free variant).
+    """
     if seed % 3 == 0:
         full, after = full_board(seed, play_after=25)
         return after[-1] if after else full
@@ -125,7 +136,21 @@ def board_position(seed: int):
 
 
 def random_camera(layout, rng: np.random.Generator, size=SIZE):
-    """A camera over the mat: 60 degree lens, tilt 5-35 degrees, any side, turned -25..25 degrees."""
+    """A camera over the mat: 60 degree lens, tilt 5-35 degrees, any side, turned -25..25 degrees.
+
+    Parameters
+    ----------
+    layout : MatLayout
+    rng : numpy.random.Generator
+        Draws tilt, azimuth and roll (three uniform draws, in that order).
+    size : (int, int)
+        Image ``(width, height)`` px.
+
+    Returns
+    -------
+    Camera
+        From :func:`~assistant.vision.render.camera.look_at_mat`.
+    """
     return look_at_mat(layout.outline_mm(), size, 60.0, float(rng.uniform(5, 35)), float(rng.uniform(0, 360)),
                        float(rng.uniform(-25, 25)))
 
@@ -215,7 +240,19 @@ def static_accuracy(seeds, conditions, size=SIZE, by_condition: dict | None = No
 
 
 def confusion_lines(kind: str, st: SlotStats) -> list[str]:
-    """A text confusion matrix (rows truth, columns read) of one slot kind."""
+    """A text confusion matrix (rows truth, columns read) of one slot kind.
+
+    Parameters
+    ----------
+    kind : str
+        ``"piece"``, ``"patrol"`` or ``"arrow"``.
+    st : SlotStats
+
+    Returns
+    -------
+    list of str
+        A header and one line per label seen (with :data:`UNREAD` when registration failed).
+    """
     labels = [lab for lab in LABELS[kind] + (UNREAD,) if any(k[0] == lab or k[1] == lab for k in st.confusion)]
     width = max(8, *(len(x) for x in labels)) + 1
     out = ["      truth \\ read " + "".join(f"{lab:>{width}}" for lab in labels)]
@@ -436,7 +473,16 @@ class MoveTally:
 
 
 def tally(results) -> MoveTally:
-    """Count :class:`MoveResult` s (list) into a :class:`MoveTally`."""
+    """Count the scripted table changes.
+
+    Parameters
+    ----------
+    results : list of MoveResult
+
+    Returns
+    -------
+    MoveTally
+    """
     t = MoveTally(changes=len(results))
     for r in results:
         kinds = {v.kind for v in r.verdicts}
@@ -450,7 +496,17 @@ def tally(results) -> MoveTally:
 
 
 def moves_line(t: MoveTally) -> str:
-    """The report line of a :class:`MoveTally`."""
+    """The report line of the scripted games.
+
+    Parameters
+    ----------
+    t : MoveTally
+
+    Returns
+    -------
+    str
+        Counts and percentages, with ``[... met]`` or ``[... MISSED]`` (:attr:`MoveTally.met`).
+    """
     return (f"moves over scripted games ({t.changes} table changes holding {t.moves} moves, {t.events} events "
             f"committed, 15 % of changes are two quick moves; daylight and cool ceiling): committed correctly "
             f"{_pct(t.correct, t.changes)} ({t.correct}), asked {t.asked}, legal moves called illegal "

@@ -74,6 +74,16 @@ def kit_colours(colours: Sequence[str]) -> tuple[str, ...]:
     """The kit pawn colour of each seat: the seat's own colour when the kit has it, else the
     first kit colour no other seat uses (in kit order), so every seat gets a distinct colour.
 
+    Parameters
+    ----------
+    colours : sequence of str
+        The seats' colours, seat 0 first (any names).
+
+    Returns
+    -------
+    tuple of str
+        One kit colour (of :data:`COLOUR_NAMES`) per seat.
+
     >>> kit_colours(["red", "blue"]), kit_colours(["black", "red", "white"])
     (('red', 'blue'), ('blue', 'red', 'green'))
     """
@@ -84,6 +94,16 @@ def kit_colours(colours: Sequence[str]) -> tuple[str, ...]:
 
 def arrow_slot(tail: Cell, head: Cell) -> tuple[Slot, str]:
     """The slot and label of an arrow from ``tail`` to ``head`` (neighbouring cells).
+
+    Parameters
+    ----------
+    tail, head : (q, r)
+
+    Returns
+    -------
+    (tuple, str)
+        ``("arrow", q1, r1, q2, r2)`` with the smaller cell first, and ``"forward"`` when the
+        arrow points from the first cell to the second, else ``"backward"``.
 
     >>> arrow_slot((0, 4), (0, 3))
     (('arrow', 0, 3, 0, 4), 'backward')
@@ -189,7 +209,20 @@ class ScoutPennantTable(TableModel):
     # -- events -------------------------------------------------------------------------------
     def builds_at(self, state: State, seat: int, cells: Iterable[Cell]) -> list[Event]:
         """Every legal ``build`` of ``seat`` on ``cells`` (turn checks aside, §3.2), arrows in
-        direction order as :func:`~assistant.games.scout_pennant.legal.builds` lists them."""
+        direction order as :func:`~assistant.games.scout_pennant.legal.builds` lists them.
+
+        Parameters
+        ----------
+        state : State
+        seat : int
+        cells : iterable of (q, r)
+            Cells to build on (occupied, off-board and fixed cells are skipped).
+
+        Returns
+        -------
+        list of Event
+            Empty when the arrow supply is out.
+        """
         out: list[Event] = []
         arrows_left = state.supply_left("arrow")
         if arrows_left is not None and arrows_left < 1:
@@ -252,7 +285,22 @@ class ScoutPennantTable(TableModel):
         """Single moves the sure readings suggest, legal or not, to name an illegal move: a new
         piece with the arrows read round it is a ``build``; patrols gone from the inputs or
         come onto the outputs of one forest a ``fire`` by the player to move; a pawn on a start
-        clearing that player's ``enter``; a pawn gone from the finish its owner's take."""
+        clearing that player's ``enter``; a pawn gone from the finish its owner's take.
+
+        Parameters
+        ----------
+        state : State
+            The committed state.
+        before : dict slot -> str
+            :meth:`expected` of ``state``.
+        observed : dict slot -> Reading
+            Unsure readings are ignored.
+
+        Returns
+        -------
+        list of Event
+            Unchecked events (the engine's refusal names an illegal one), builds first.
+        """
         sure = {s: r.label for s, r in observed.items() if r.sure}
         c = state.to_move if state.to_move is not None else 0
         out: list[Event] = []
@@ -499,6 +547,19 @@ def tracker_for(setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = No
                 layout: MatLayout | None = None) -> ScoutPennantTracker:
     """A tracker starting from a record header's ``setup`` and ``rulings``.
 
+    Parameters
+    ----------
+    setup : dict
+        The header's ``setup`` (players, radius, variant, optional position).
+    rulings : dict, optional
+        The header's ``rulings`` (default none).
+    layout : MatLayout, optional
+        The mat (default the printed one).
+
+    Returns
+    -------
+    ScoutPennantTracker
+
     Raises
     ------
     MalformedError
@@ -508,7 +569,18 @@ def tracker_for(setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = No
 
 
 def position_key(state: State) -> str:
-    """A string naming a position completely (the :class:`PositionGame` summary as JSON)."""
+    """A string naming a position completely (the :class:`PositionGame` summary as JSON).
+
+    Parameters
+    ----------
+    state : State
+
+    Returns
+    -------
+    str
+        Equal for two states exactly when their summaries are equal (the §5.4 summary: players,
+        board, turn, roll, result; and the whole net).
+    """
     return json.dumps(PositionGame().summary(state), sort_keys=True, default=str)
 
 

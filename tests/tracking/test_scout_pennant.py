@@ -394,3 +394,21 @@ def test_the_bench_counts_legal_moves_called_illegal_as_wrong():
     assert (t.correct, t.asked, t.false_illegal, t.wrong_commits, t.wrong) == (1, 1, 1, 0, 1)
     assert "called illegal 1 (wrong)" in moves_line(t) and "MISSED" in moves_line(t)
     assert tally([ok] * 200).met
+
+
+def test_public_functions_document_their_arguments_and_results():
+    """Every public module-level function of the Scout Pennant modules that takes arguments says
+    what they are and what it returns (numpy-style ``Parameters`` and ``Returns``)."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "assistant"
+    missing = []
+    for rel in ("tracking/scout_pennant.py", "vision/kits/scout_pennant.py", "vision/kits/scout_pennant_detect.py",
+                "vision/kits/scout_pennant_scene.py", "bench/detect_scout_pennant.py"):
+        for node in ast.parse((root / rel).read_text()).body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and node.args.args:
+                doc = ast.get_docstring(node) or ""
+                if "Parameters" not in doc or "Returns" not in doc:
+                    missing.append(f"{rel}:{node.name}")
+    assert not missing, missing

@@ -124,6 +124,11 @@ def clearing_image(ppm: float) -> np.ndarray:
 def forest_image(ppm: float) -> np.ndarray:
     """The forest square, ``FOREST_MM`` a side: dark green, nine small tree marks, a black rim.
 
+    Parameters
+    ----------
+    ppm : float
+        Pixels per millimetre (> 0).
+
     Returns
     -------
     (h, w, 4) uint8 BGRA
@@ -146,7 +151,18 @@ def forest_image(ppm: float) -> np.ndarray:
 
 def arrow_outline_mm(length: float = ARROW_MM[0], width: float = ARROW_MM[1]) -> np.ndarray:
     """The arrow pentagon ``(5, 2) float64`` in mm about its centre, pointing to +x: a square-ended
-    tail ``x in [-length/2, 0]`` and a triangular head ``x in [0, length/2]``."""
+    tail ``x in [-length/2, 0]`` and a triangular head ``x in [0, length/2]``.
+
+    Parameters
+    ----------
+    length, width : float
+        The piece's size, mm (default :data:`ARROW_MM`).
+
+    Returns
+    -------
+    (5, 2) float64
+        Corners ``(x, y)`` in mm, y down, in order round the outline.
+    """
     h, w = length / 2, width / 2
     return np.array([[-h, -w], [0.0, -w], [h, 0.0], [0.0, w], [-h, w]])
 
@@ -154,6 +170,11 @@ def arrow_outline_mm(length: float = ARROW_MM[0], width: float = ARROW_MM[1]) ->
 def arrow_image(ppm: float) -> np.ndarray:
     """The arrow piece, ``ARROW_MM`` (length x width), pointing to +x (east): a solid black head
     (``x >= 0``) and a tail outlined in black round a white middle (:data:`ARROW_RIM_MM` wide).
+
+    Parameters
+    ----------
+    ppm : float
+        Pixels per millimetre (> 0).
 
     Returns
     -------
@@ -211,6 +232,19 @@ def pawn_image(colour: str, ppm: float) -> np.ndarray:
 def piece_image(label: str, ppm: float) -> np.ndarray:
     """The picture of a kit label: ``"clearing"``, ``"forest"``, ``"arrow"`` or ``"pawn:<colour>"``.
 
+    Parameters
+    ----------
+    label : str
+        A kit label (``<colour>`` one of :data:`COLOUR_NAMES`).
+    ppm : float
+        Pixels per millimetre (> 0).
+
+    Returns
+    -------
+    (h, w, 4) uint8 BGRA
+        The piece at its printed size (:func:`piece_size_mm` times ``ppm``, rounded); alpha 0
+        outside the piece.
+
     Raises
     ------
     KeyError
@@ -229,6 +263,16 @@ def piece_image(label: str, ppm: float) -> np.ndarray:
 
 def piece_size_mm(label: str) -> tuple[float, float]:
     """Printed ``(width, height)`` in mm of a kit label (see :func:`piece_image`).
+
+    Parameters
+    ----------
+    label : str
+        ``"clearing"``, ``"forest"``, ``"arrow"`` (length along +x, width) or ``"pawn:<colour>"``.
+
+    Returns
+    -------
+    (float, float)
+        Width and height, mm.
 
     Raises
     ------
@@ -383,7 +427,19 @@ def print_kit(prefix: str | Path, paper: str = "a4", dpi: float = 200.0) -> list
 
 
 def print_kit_command(args: argparse.Namespace) -> int:
-    """Run ``assistant print kit --game scout-pennant``: 0 written, 2 an unwritable file."""
+    """Run ``assistant print kit --game scout-pennant``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``output`` (file prefix or ``None``: ``kit-<game>``), ``paper`` (``"a4"``...), ``dpi``
+        (float), ``game``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 written, 2 a file could not be written (the message on stderr).
+    """
     prefix = args.output or f"kit-{args.game}"
     try:
         files = print_kit(prefix, args.paper, args.dpi)
@@ -398,8 +454,20 @@ def print_kit_command(args: argparse.Namespace) -> int:
 
 
 def arrow_angle(edge_angle_deg: float, forward: bool) -> float:
-    """The angle (degrees, clockwise from +x seen from above) at which to lay the arrow piece on
-    an edge whose ``a -> b`` direction is ``edge_angle_deg``: along it for ``forward``, else back."""
+    """The angle at which to lay the arrow piece on an edge.
+
+    Parameters
+    ----------
+    edge_angle_deg : float
+        The edge's ``a -> b`` direction, degrees clockwise from +x seen from above.
+    forward : bool
+        The arrow points ``a -> b`` (else ``b -> a``).
+
+    Returns
+    -------
+    float
+        Degrees clockwise from +x, in ``[0, 360)`` when turned back (else ``edge_angle_deg``).
+    """
     return edge_angle_deg if forward else (edge_angle_deg + 180.0) % 360.0
 
 

@@ -279,8 +279,24 @@ def _inside(frame_shape, homography: np.ndarray, pts_mm: np.ndarray, border: flo
 
 
 def hex_patch(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: float = PPM) -> tuple[np.ndarray, bool]:
-    """The square crop round a hex (``2 * HEX_HALF_MM`` a side), ``(n, n, 3) float32`` BGR 0-255,
-    and whether it lies wholly inside the frame."""
+    """The square crop round a hex, straightened, and whether it lies wholly inside the frame.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8 BGR
+    homography : (3, 3) float
+        Mat mm -> frame px.
+    cell : Cell
+        A hex cell of the mat (its ``center_mm`` is used).
+    ppm : float
+        Pixels per mm of the crop (default :data:`PPM`).
+
+    Returns
+    -------
+    ((n, n, 3) float32, bool)
+        The crop, ``2 * HEX_HALF_MM`` mm a side (``n`` px at ``ppm``), BGR 0-255; and ``True``
+        when its four corners map inside the frame.
+    """
     cx, cy = cell.center_mm
     h = HEX_HALF_MM
     visible = _inside(frame.shape, homography, np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h],
@@ -289,7 +305,20 @@ def hex_patch(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: float 
 
 
 def raw_white(patch: np.ndarray, ppm: float = PPM) -> np.ndarray:
-    """The 75th percentile of each channel in the white zones of a hex crop, ``(3,) float64``."""
+    """The paper's white as measured in a hex crop.
+
+    Parameters
+    ----------
+    patch : (n, n, 3) float32
+        A crop from :func:`hex_patch` at the same ``ppm``.
+    ppm : float
+        Pixels per mm of the crop.
+
+    Returns
+    -------
+    (3,) float64
+        The 75th percentile of each BGR channel (0-255) over the crop's white (paper) zones.
+    """
     wmask = _hex_geometry(ppm)[2]
     return np.percentile(patch[wmask], 75, axis=0).astype(np.float64)
 
@@ -300,6 +329,16 @@ def light_chroma(looks: Sequence[HexLook]) -> np.ndarray:
     From the paper where no channel is saturated (median of the white references), else from
     the black rings of the clearings (black reflects the light's colour too, and never
     saturates), else neutral ``(1, 1, 1)``.
+
+    Parameters
+    ----------
+    looks : sequence of HexLook
+        The measures of the hexes read (:func:`look_at_hex`); hexes not in view are skipped.
+
+    Returns
+    -------
+    (3,) float64
+        BGR, green channel 1.
     """
     whites = [lk.white / max(lk.white[1], 1.0) for lk in looks if lk.visible and np.all(lk.white < SATURATED)]
     if whites:
@@ -312,7 +351,20 @@ def corrected_white(white: np.ndarray, chroma: np.ndarray) -> np.ndarray:
     """The paper's true white (0-255 scale, may exceed 255) from a measured one whose channels
     may be saturated: a saturated channel is restored from the others and the light's
     ``chroma``; when every channel is saturated, the dimmest paper of that colour consistent
-    with the clipping (``255 * chroma / min(chroma)``)."""
+    with the clipping (``255 * chroma / min(chroma)``).
+
+    Parameters
+    ----------
+    white : (3,) float
+        A measured white, BGR 0-255 (a channel at :data:`SATURATED` or above counts as clipped).
+    chroma : (3,) float
+        The light's colour, BGR with green = 1 (:func:`light_chroma`).
+
+    Returns
+    -------
+    (3,) float64
+        The white, BGR, never below the measured one; unchanged when nothing is clipped.
+    """
     w = np.asarray(white, np.float64)
     chroma = np.asarray(chroma, np.float64)
     clipped = w >= SATURATED
@@ -378,7 +430,20 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
 
 
 def piece_reading(look: HexLook) -> Reading:
-    """``empty`` / ``clearing`` / ``forest`` from a :class:`HexLook` (module docstring)."""
+    """``empty`` / ``clearing`` / ``forest`` from a :class:`HexLook` (module docstring).
+
+    Parameters
+    ----------
+    look : HexLook
+        The hex's measures (:func:`look_at_hex`).
+
+    Returns
+    -------
+    Reading
+        ``margin`` in units of the decision scales (>= :data:`~assistant.tracking.base.MIN_MARGIN`
+        is sure), capped at :data:`CAPPED` (unsure) when the hex looks washed out; confidence 0
+        when the hex is not wholly in view.
+    """
     size = math.hypot(look.gap, look.ring)
     angle = math.degrees(math.atan2(look.gap, look.ring))
     empty = (EMPTY_BELOW - size) / PRESENT_SCALE
@@ -458,6 +523,13 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         unsure too.
     chroma : (3,) float, optional
         :func:`light_chroma` of the board (default neutral).
+
+    Returns
+    -------
+    Reading
+        Label ``none`` or one of :data:`~assistant.vision.kits.scout_pennant.COLOUR_NAMES`;
+        capped unsure when the piece reading is unsure; confidence 0 when the hex is not wholly
+        in view.
     """
     piece_label = piece if isinstance(piece, str) else piece.label
     sure_piece = isinstance(piece, str) or piece.sure
@@ -523,6 +595,12 @@ def arrow_reading(frame: np.ndarray, homography: np.ndarray, edge: Edge, white: 
         Both hexes lie inside the frame (else confidence 0).
     washed : bool
         A hex of the edge is washed out (:meth:`HexLook.washed`): the reading is capped unsure.
+
+    Returns
+    -------
+    Reading
+        ``margin`` in units of the ink-contrast scale (>= ``MIN_MARGIN`` is sure); confidence 0
+        when not ``visible``.
     """
     hw, hh, zone_a, zone_b = _arrow_zones(ppm)
     patch = warp_patch(frame, homography, edge.midpoint_mm, hw, hh, edge.angle_deg, ppm)
@@ -622,6 +700,16 @@ def registration_suspect(looks: Sequence[HexLook]) -> bool:
     Pieces lie within ``~1.5 mm`` of their place, so the median offset of the clearing rings
     found (``HexLook.shift_mm``) stays near 1 mm; it is suspect above ``SHIFT_SUSPECT_MM`` (with
     at least three clearings in view), or when a third of them are found at the edge of the search.
+
+    Parameters
+    ----------
+    looks : sequence of HexLook
+        The measures of the hexes read (all of them, for a fair median).
+
+    Returns
+    -------
+    bool
+        False with fewer than three clearing-like hexes in view (nothing to judge by).
     """
     shifts = np.array([lk.shift_mm for lk in looks if lk.visible and lk.clearing_like()])
     if len(shifts) < 3:
@@ -631,7 +719,19 @@ def registration_suspect(looks: Sequence[HexLook]) -> bool:
 
 
 def all_slots(layout: MatLayout | None = None) -> list[tuple]:
-    """Every slot of the mat: pieces and patrols of each hex, then the arrows of each edge."""
+    """Every slot of the mat: pieces and patrols of each hex, then the arrows of each edge.
+
+    Parameters
+    ----------
+    layout : MatLayout, optional
+        Default ``mat_layout("scout-pennant")``.
+
+    Returns
+    -------
+    list of tuple
+        ``("piece", q, r)``, ``("patrol", q, r)`` per cell, then ``("arrow", q1, r1, q2, r2)``
+        per edge with ``(q1, r1) < (q2, r2)`` (278 for the printed mat).
+    """
     layout = layout or mat_layout(GAME)
     out: list[tuple] = []
     for c in layout.cells:
@@ -674,6 +774,17 @@ def detect_image(image: np.ndarray, homography: np.ndarray | None = None,
 
 def board_homography(image: np.ndarray, layout: MatLayout | None = None) -> tuple[np.ndarray | None, str]:
     """The mat's homography from its ArUco markers, or ``(None, reason)`` ("2 of 4 markers seen").
+
+    Parameters
+    ----------
+    image : (H, W, 3) uint8 BGR
+    layout : MatLayout, optional
+        Default ``mat_layout("scout-pennant")``.
+
+    Returns
+    -------
+    ((3, 3) float64 or None, str)
+        Mat mm -> image px and ``"ok"``; or ``None`` and the registration's reason.
 
     Raises
     ------

@@ -37,6 +37,15 @@ class KitArt:
     def load(self, label: str) -> np.ndarray:
         """The BGRA picture of a kit label (``clearing``, ``forest``, ``arrow``, ``pawn:<colour>``).
 
+        Parameters
+        ----------
+        label : str
+
+        Returns
+        -------
+        (h, w, 4) uint8 BGRA
+            At :attr:`ppm` pixels per mm, drawn on first use and cached (read-only: do not modify).
+
         Raises
         ------
         KeyError
@@ -77,6 +86,11 @@ def slot_pieces(slot: tuple, label: str, layout: MatLayout, rng: np.random.Gener
         Largest offset from the exact place, mm (uniform in a disc).
     turn_deg : float
         Largest turn of an arrow off its edge's direction, degrees.
+
+    Returns
+    -------
+    list of FlatPiece
+        Scene pieces in mat mm (a piece, a pawn, or an arrow), empty for ``empty`` / ``none``.
 
     Raises
     ------
