@@ -257,6 +257,8 @@ def confusion_lines(kind: str, st: SlotStats) -> list[str]:
     width = max(8, *(len(x) for x in labels)) + 1
     out = ["      truth \\ read " + "".join(f"{lab:>{width}}" for lab in labels)]
     for t in labels:
+        if t == UNREAD:
+            continue                                 # a read label only, never a truth
         out.append(f"      {t:<13}" + "".join(f"{st.confusion[(t, r)]:>{width}}" for r in labels))
     return out
 
