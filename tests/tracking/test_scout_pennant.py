@@ -412,3 +412,17 @@ def test_public_functions_document_their_arguments_and_results():
                 if "Parameters" not in doc or "Returns" not in doc:
                     missing.append(f"{rel}:{node.name}")
     assert not missing, missing
+
+
+def test_a_piece_hidden_by_a_glare_spot_is_not_read_empty_and_sure():
+    """Under a point light a clearing in the glare spot loses its ring's ink (it looks empty), but
+    its ring's core stays a light grey, not paper: the hex is read unsure. (Measures of tuning
+    seed 32, point light; a plain empty hex keeps its ring core at the paper's white.)"""
+    from assistant.vision.kits.scout_pennant_detect import HexLook, piece_reading
+
+    white = np.array([255.0, 255.0, 255.0])
+    hidden = HexLook(True, white, 0.0, 0.021, (0.0, 0.0), white, white, dark=0.34, contrast=0.11,
+                     ring_core_bgr=np.array([160.0, 167.7, 173.7]))
+    assert hidden.washed() and piece_reading(hidden).label == "empty" and not piece_reading(hidden).sure
+    empty = hidden._replace(ring_core_bgr=white * 0.95)
+    assert not empty.washed() and piece_reading(empty).sure

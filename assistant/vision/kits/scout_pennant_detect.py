@@ -73,6 +73,7 @@ SATURATED = 250.0           #: a white reference this bright (0-255) in some cha
 #: daylight / warm-lamp / cool-ceiling lights; the benchmark uses other seeds and conditions)
 WASHED_FOREST, WASHED_CLEARING = 0.6, 0.5     #: darkest ink below which a piece's blacks are lifted
 WASHED_RING = 0.45                             #: a clearing's ring this light is washed out
+HIDDEN_CORE = 0.8                              #: an "empty" hex whose ring core is this far below white hides a piece
 RING_EVEN, RING_LIFTED = 0.8, 0.75             #: uneven (a quarter this much lighter) and lifted (below
                                                #: this ink) together: glare beside the clearing
 EMPTY_BELOW, PRESENT_ABOVE, PRESENT_SCALE = 0.10, 0.25, 0.04   #: |(ring, gap)|: empty, dead band, a piece
@@ -154,12 +155,24 @@ class HexLook(NamedTuple):
         """A piece whose blacks are lifted: glare (light added on top) or a blur beyond the kit's
         design; what is read on this hex and its sides is then not sure."""
         size = math.hypot(self.gap, self.ring)
-        if size < EMPTY_BELOW:
-            return False
+        if size < EMPTY_BELOW:                   # looks empty: unless a glare spot hides a piece
+            return self.hidden()
         if self.clearing_like() and self.ring < WASHED_RING:
             return True
         forest_like = math.degrees(math.atan2(self.gap, self.ring)) > FOREST_AT_DEG
         return self.dark < (WASHED_FOREST if forest_like else WASHED_CLEARING)
+
+
+    def hidden(self) -> bool:
+        """A hex that looks empty by its ink but whose ring annulus is darker than paper can be
+        (its darkest tenth below :data:`HIDDEN_CORE` of the local white in some channel): a
+        piece's blacks lifted by glare to a light grey, not paper (on the tuning seeds, empty
+        hexes stay at >= 0.91 of the white under every stress light, pieces hidden by a glare
+        spot at ~0.64)."""
+        if self.ring_core_bgr is None:
+            return False
+        ratio = np.asarray(self.ring_core_bgr, np.float64) / np.maximum(np.asarray(self.white, np.float64), 1.0)
+        return bool(np.min(ratio) < HIDDEN_CORE)
 
 
 def _logistic(m: float) -> float:
