@@ -133,6 +133,26 @@ def test_blurred_markers_are_found_or_the_frame_is_flagged(fd):
         assert rectified_corner_error(layout, h_true, state.homography) <= 1.5
 
 
+def test_defocused_markers_are_found_from_a_cold_start(fd):
+    """F1 without a last good homography to fall back on (a soft webcam from the first frame):
+    the sharpened second pass finds the 30-40 px markers blurred with sigma 2 px."""
+    layout, tex = fd
+    h_true = camera_homography(layout, 15, 5, distance_mm=1500.0)
+    image = render(layout, h_true, tex, blur=2.0)
+    detector = make_detector()
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    plain = register(_plain_markers(gray, detector), layout)
+    fit = register(detect_markers(image, detector), layout)
+    assert fit and len(fit.markers) == 4
+    assert rectified_corner_error(layout, h_true, fit.homography) <= 1.5
+    assert not plain or len(plain.markers) < 4                       # the first pass alone falls short
+
+
+def _plain_markers(gray, detector):
+    corners, ids, _ = detector.detectMarkers(gray)
+    return {} if ids is None else {int(i): c.reshape(4, 2) for c, i in zip(corners, ids.ravel())}
+
+
 def test_a_bump_is_reported_and_re_registered(fd):
     """F4: the board nudged by 12 mm and 2 degrees is found again and the move reported."""
     layout, tex = fd
