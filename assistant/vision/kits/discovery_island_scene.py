@@ -146,16 +146,20 @@ def conditions(rng: random.Random, which: str, layout: MatLayout | None = None) 
         return light.name, light, CameraSettings(noise_sigma=rng.uniform(0.5, 1.5), jpeg_quality=90)
     if which != "stress":
         raise ValueError(f"unknown condition set {which!r}")
+    # every stress condition lies outside what "train" draws from: a hotter, warmer lamp, a room
+    # dimmer than 0.3 of daylight, defocus beyond 2.2 px, white balance beyond 2800-8500 K
     kind = rng.choice(("glare", "dim", "blur", "cast"))
     if kind == "glare":
         spot = (rng.uniform(x0 + 40, x1 - 40), rng.uniform(y0 + 40, y1 - 40))
         light = WARM_LAMP.with_glare_at(spot)
+        light = replace(light, lamps=tuple(replace(lamp, kelvin=2500.0, glare=lamp.glare * 1.4, power=lamp.power * 1.2)
+                                           for lamp in light.lamps))
         return "warm lamp + glare", light, CameraSettings(noise_sigma=2.0, jpeg_quality=85)
     if kind == "dim":
-        light = replace(DAYLIGHT, name="dim", ambient=rng.uniform(0.3, 0.4))
-        return "dim", light, CameraSettings(noise_sigma=3.0, auto_exposure=True, jpeg_quality=85)
+        light = replace(DAYLIGHT, name="dim", ambient=rng.uniform(0.2, 0.28))
+        return "dim", light, CameraSettings(noise_sigma=3.5, auto_exposure=True, jpeg_quality=85)
     if kind == "blur":
-        return "blur", DAYLIGHT, CameraSettings(noise_sigma=1.5, defocus_px=rng.uniform(1.8, 2.5), jpeg_quality=85)
+        return "blur", DAYLIGHT, CameraSettings(noise_sigma=1.5, defocus_px=rng.uniform(2.3, 2.8), jpeg_quality=85)
     light = replace(COOL_CEILING, name="cast", camera_kelvin=rng.choice((2600.0, 9000.0)), wb_strength=1.0)
     return "colour cast", light, CameraSettings(noise_sigma=1.5, jpeg_quality=85)
 
