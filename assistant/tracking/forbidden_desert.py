@@ -238,7 +238,15 @@ class ForbiddenDesertTracker(Tracker):
                 return Verdict("nothing", [], sorted(changed, key=str), "The table matches the storm.")
             return Verdict("ask", [], sorted(changed, key=str), "The table does not match the storm yet.",
                            corrections=fixes)
-        return super().explain(observed, changed)
+        verdict = super().explain(observed, changed)
+        if verdict.kind in ("ask", "illegal") and self.state.phase == "storm" and shown in STORM_CARDS:
+            # in the storm only storm cards change the table: a second card with the face of the
+            # one showing covers it without a visible change of the card place, so ask about it
+            # (never claim an illegal move, never commit it unseen)
+            return Verdict("ask", [], sorted(changed, key=str),
+                           f"Was another {shown.replace('_', ' ')} card drawn?",
+                           options=[[Event.make("storm", "storm_card", card=shown)]])
+        return verdict
 
     def _storm_card(self, card: str, observed: Observation) -> Verdict:
         state, events = self.state, []
@@ -255,6 +263,9 @@ class ForbiddenDesertTracker(Tracker):
         self.log.extend(events)
         self.awaiting = before
         fixes = corrections(self.model, before, state, observed)
-        if not fixes and {s for s in self.model.expected(state) if s[0] != "pawns"} <= set(observed):
+        want, had = self.model.expected(state), self.model.expected(before)
+        if all(want[s] == had.get(s) for s in want if s != CARD):
+            self.awaiting = None                 # the card changes nothing on the table (sun, meter)
+        elif not fixes and {s for s in want if s[0] != "pawns"} <= set(observed):
             self.awaiting = None                 # the whole table was read and already matches
         return Verdict("commit", events, [CARD_CELL], f"Storm card {card.replace('_', ' ')}.", corrections=fixes)

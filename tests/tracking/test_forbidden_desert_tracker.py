@@ -214,3 +214,32 @@ def test_random_turns_are_recovered_from_exact_readings(seed):
             tracker.state = play(tracker.state, rng.choice(legal.legal(tracker.state, legal.storm_candidates(tracker.state))))
         if tracker.state.result != "ongoing":
             break
+
+
+def test_a_card_that_looks_like_the_sun_changes_nothing_and_leaves_no_correction_pending():
+    """Sun Beats Down changes no slot but the card: nothing is awaited after it, so the next
+    move is explained, not taken for the slide."""
+    s0 = start()
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = {("card",): Reading("sun_beats_down")}
+    verdict = tracker.explain(observed, [CARD_CELL])
+    assert verdict.kind == "commit" and tracker.awaiting is None
+
+
+def test_a_second_card_with_the_face_showing_is_asked_about_not_called_illegal():
+    """Two wind cards with the same face in a row: the card place looks unchanged, the tiles
+    slide; the tracker asks whether another such card was drawn."""
+    s0 = start()
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    first = table(s0)
+    first[("card",)] = Reading("wind_n_1")
+    assert tracker.explain(first, [CARD_CELL]).kind == "commit"
+    s1 = tracker.state
+    assert tracker.explain(table(s1), [(2, 2), (3, 2)]).kind == "nothing"
+    if s1.phase != "storm":
+        pytest.skip("this storm draws one card only")
+    s2 = play(s1, Event.make("storm", "storm_card", card="wind_n_1"))
+    verdict = tracker.explain(*look(s1, s2))
+    assert verdict.kind == "ask" and "another wind n 1" in verdict.message
+    assert verdict.options == [[Event.make("storm", "storm_card", card="wind_n_1")]]
+    assert summary(tracker.state) == summary(s1)

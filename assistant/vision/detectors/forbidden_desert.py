@@ -9,8 +9,13 @@ same crops from a real (undistorted) frame and classifies them:
 
 - ``face``: the tile's visible side, 21 labels (3 backs, 17 faces, ``storm`` for the empty cell);
 - ``sand``: ``none`` / ``light`` / ``dark`` from a crop around the cell's centre;
-- ``pawns``: one present/absent classifier per pawn colour on a perspective-aware crop that
-  holds standing pieces (:func:`~..rectify.tall_crop`); the reading joins the colours present;
+- ``pawns``: read by change against the last committed still frame (the live loop): per
+  cell, the pixels that changed in a perspective-aware crop that holds standing pieces
+  (:func:`pawn_crop`) are classified by a per-pixel colour model taught on rendered pawns
+  (:class:`PawnPixels`), blob by blob as a pawn of some colour that came, one that went, or
+  no pawn (:func:`colour_shifts`); a pawn seen arriving makes its leaving its old cell the
+  likelier reading there. Without a reference frame, one present/absent classifier per pawn
+  colour on the same crop; the reading joins the colours present;
 - ``parts``: one present/absent classifier per part on the cell crop;
 - ``card``: the storm card in the mat's card place (14 faces, ``none``).
 
@@ -91,12 +96,15 @@ def cut(frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, la
     return Crops(face, sand, tall, card)
 
 
-def pawn_crop(frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = CROP,
-              inset_mm: float = 4.0) -> np.ndarray:
-    """The space a pawn standing on ``cell`` shows in: the tile (the cell less ``inset_mm``, so
-    the white gaps of the mat are left out) and the same square lifted by ``PAWN_HEIGHT_MM``,
-    projected with the pose of the mat; everything else is painted with the region's median
-    colour, so that a neighbour's pawn or the mat does not count. ``(size, size, 3) uint8``."""
+def pawn_crop_frame(homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = CROP,
+                    inset_mm: float = 4.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where :func:`pawn_crop` cuts: ``(m, r, t, local)``.
+
+    ``m`` ``(2, 3) float64`` maps frame px to crop px; ``r`` ``(3, 3)`` and ``t`` ``(3,)`` mm are
+    the mat's pose (:func:`~..rectify.pose_from_homography`); ``local`` ``(2 n, 2) int32`` are the
+    crop px of the inset cell polygon (first ``n``) and of the same polygon lifted by
+    ``PAWN_HEIGHT_MM`` (last ``n``).
+    """
     from ..rectify import pose_from_homography
 
     r, t = pose_from_homography(homography, camera_matrix)
@@ -112,18 +120,45 @@ def pawn_crop(frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarr
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     scale = size / side
     m = np.array([[scale, 0, -(cx - side / 2) * scale], [0, scale, -(cy - side / 2) * scale]], np.float64)
-    crop = cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
     local = (px * scale + m[:, 2]).astype(np.int32)
-    n = len(poly)
+    return m, r, t, local
+
+
+def project_to_crop(points_mm: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, cell,
+                    size: int = CROP) -> np.ndarray:
+    """Mat points ``(N, 3)`` mm (z < 0 above the mat) -> px ``(N, 2) float64`` in ``cell``'s
+    :func:`pawn_crop` of that size (e.g. to outline a standing piece there)."""
+    m, r, t, _local = pawn_crop_frame(homography, camera_matrix, cell, size)
+    pts = np.asarray(points_mm, np.float64) @ r.T + t
+    px = (pts @ camera_matrix.T)[:, :2] / pts[:, 2:3]
+    return px @ m[:, :2].T + m[:, 2]
+
+
+def pawn_crop(frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = CROP,
+              inset_mm: float = 4.0) -> np.ndarray:
+    """The space a pawn standing on ``cell`` shows in: the tile (the cell less ``inset_mm``, so
+    the white gaps of the mat are left out) and the same square lifted by ``PAWN_HEIGHT_MM``,
+    projected with the pose of the mat; everything else is painted with the region's median
+    colour, so that a neighbour's pawn or the mat does not count. ``(size, size, 3) uint8``."""
+    m, _r, _t, local = pawn_crop_frame(homography, camera_matrix, cell, size, inset_mm)
+    crop = cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    mask = prism_mask(local, size)
+    fill = np.median(crop[mask > 0], axis=0) if mask.any() else np.array([128, 128, 128])
+    crop[mask == 0] = fill.astype(np.uint8)
+    return crop
+
+
+def prism_mask(local: np.ndarray, size: int) -> np.ndarray:
+    """The projected prism of :func:`pawn_crop_frame`'s ``local`` points: ``(size, size) uint8``
+    255 inside (the base, the lifted top and the sides between them)."""
+    n = len(local) // 2
     mask = np.zeros((size, size), np.uint8)
     cv2.fillConvexPoly(mask, local[:n], 255)          # one at a time: fillPoly would XOR the overlap
     cv2.fillConvexPoly(mask, local[n:], 255)
     for i in range(n):                                # the sides between the two squares
         j = (i + 1) % n
         cv2.fillConvexPoly(mask, np.array([local[i], local[j], local[n + j], local[n + i]]), 255)
-    fill = np.median(crop[mask > 0], axis=0) if mask.any() else np.array([128, 128, 128])
-    crop[mask == 0] = fill.astype(np.uint8)
-    return crop
+    return mask
 
 
 HUE_BINS, SAT_BINS, VAL_BINS, GRID = 18, 3, 3, 4
@@ -180,7 +215,9 @@ class FDDetector:
     ----------
     face, sand, card : CellClassifier
     pawns : dict colour -> CellClassifier
-        Binary (``present`` / ``absent``) per pawn colour.
+        Binary (``present`` / ``absent``) per pawn colour (absolute, without a reference frame).
+    pawn_colour : PawnPixels or None
+        The pixel colour model that reads pawns by change (:func:`pawn_changes`).
     parts : dict part -> CellClassifier
         Binary per part.
     """
@@ -233,8 +270,9 @@ class FDDetector:
             Default: every slot of the table.
         reference : (frame, homography, pawns), optional
             The last committed still frame, its homography and the pawn colours the engine
-            put on each cell then (``dict cell -> set``). With it (and a taught blob-colour
-            model) pawns are read from what changed since (:func:`pawn_changes`), which a
+            put on each cell then (``dict cell -> set``). With it (and a taught pixel colour
+            model, :class:`PawnPixels`) pawns are read from what changed since
+            (:func:`pawn_changes`, paired across cells by :meth:`_pawns_by_change`), which a
             tile's painting cannot confuse; without it, from the absolute classifiers.
         """
         cells = None if slots is None else sorted({s[1:] for s in slots if s != ("card",)})
@@ -242,23 +280,52 @@ class FDDetector:
         crops = cut(frame, homography, camera_matrix, self.layout, cells, with_card)
         out = self.read_crops(crops)
         if reference is not None and self.pawn_colour is not None:
-            ref_frame, ref_h, ref_pawns = reference
-            for key, now in crops.tall.items():
-                then = pawn_crop(ref_frame, ref_h, camera_matrix, self.layout.cell(key))
-                out[("pawns", *key)] = pawn_reading(set(ref_pawns.get(key, ())),
-                                                    pawn_changes(self.pawn_colour, then, now))
+            out.update(self._pawns_by_change(crops.tall, homography, camera_matrix, reference))
         return out
+
+    def _pawns_by_change(self, tall: Mapping, homography, camera_matrix, reference) -> dict[Slot, Reading]:
+        """Pawn readings of the cells of ``tall`` (crops now) against the reference frame, in two
+        passes: a pawn seen clearly arriving on one cell (strength >= ``PAIR_STRENGTH``) left the
+        cell it stood on, so the second pass reads that cell with a prior of ``PAIR_PRIOR`` times
+        the arrival's strength for its leaving (when that cell is read too); when that cell's own
+        reading then sees it leave, the leaving is at least ``PAIR_STRENGTH_SHARE`` times as
+        strong as the arrival."""
+        ref_frame, ref_h, ref_pawns = reference
+        in_play = set().union(*ref_pawns.values()) if ref_pawns else None
+        where = {c: key for key, cs in ref_pawns.items() for c in cs}
+        args = {}
+        for key in tall:
+            cell = self.layout.cell(key)
+            args[key] = (pawn_crop(ref_frame, ref_h, camera_matrix, cell), tall[key],
+                         pawn_area(homography, camera_matrix, cell), set(ref_pawns.get(key, ())), in_play)
+        changes = {key: pawn_changes(self.pawn_colour, *a) for key, a in args.items()}
+        priors: dict = {}
+        for key, found in changes.items():
+            for (came, strength), _went in found:
+                src = where.get(came)
+                if came and strength >= PAIR_STRENGTH and src in args and src != key:
+                    priors.setdefault(src, {})[("-", came)] = PAIR_PRIOR * strength
+        for key, prior in priors.items():
+            found = pawn_changes(self.pawn_colour, *args[key], prior=prior)
+            # its own cell saw it go too: the two readings back each other (a pawn on a tile of
+            # its own colour changes few pixels when it leaves)
+            changes[key] = [((c, sc), (w, max(sw, PAIR_STRENGTH_SHARE * prior[("-", w)] / PAIR_PRIOR)
+                                       if ("-", w) in prior else sw)) for (c, sc), (w, sw) in found]
+        return {("pawns", *key): pawn_reading(args[key][3], found, tile_changed(self.pawn_colour, *args[key][:3]))
+                for key, found in changes.items()}
 
     def save(self, folder: str | Path) -> Path:
         """Write every classifier under ``folder`` (one sub-folder each) and an index."""
         folder = Path(folder)
         parts = {"face": self.face, "sand": self.sand, "card": self.card,
                  **{f"pawn-{c}": m for c, m in self.pawns.items()}, **{f"part-{p}": m for p, m in self.parts.items()}}
-        if self.pawn_colour is not None:
-            parts["pawn-colour"] = self.pawn_colour
         for name, model in parts.items():
             save(model, folder / name)
-        (folder / "detector.json").write_text(json.dumps({"game": "forbidden-desert", "models": sorted(parts)}, indent=1))
+        names = sorted(parts)
+        if self.pawn_colour is not None:
+            self.pawn_colour.save(folder)
+            names.append("pawn-pixels")
+        (folder / "detector.json").write_text(json.dumps({"game": "forbidden-desert", "models": names}, indent=1))
         return folder
 
     @classmethod
@@ -272,10 +339,11 @@ class FDDetector:
         """
         folder = Path(folder)
         index = json.loads((folder / "detector.json").read_text())
-        models = {name: load(folder / name) for name in index["models"]}
-        pawns = {n[len("pawn-"):]: m for n, m in models.items() if n.startswith("pawn-") and n != "pawn-colour"}
+        models = {name: load(folder / name) for name in index["models"] if name not in ("pawn-pixels", "pawn-colour")}
+        pawns = {n[len("pawn-"):]: m for n, m in models.items() if n.startswith("pawn-")}
         parts = {n[len("part-"):]: m for n, m in models.items() if n.startswith("part-")}
-        return cls(models["face"], models["sand"], models["card"], pawns, parts, models.get("pawn-colour"))
+        colour = PawnPixels.load(folder) if "pawn-pixels" in index["models"] else None
+        return cls(models["face"], models["sand"], models["card"], pawns, parts, colour)
 
 
 # --- teaching on synthetic views ------------------------------------------------------------------
@@ -307,8 +375,9 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
     views : iterator of (frame, homography, camera_matrix, scene)
         Undistorted frames with their truth (see :mod:`assistant.vision.detectors.synth`).
     moves : iterator, optional
-        Pawn moves for the blob-colour model (:func:`~.synth.pawn_moves`: tuples whose first
-        four items are before crop, after crop, colour that came, colour that left).
+        Changes of one cell for the pawn colour model (:func:`~.synth.pawn_moves`,
+        :func:`~.synth.other_changes`: tuples whose items 0, 1 and 7 are the before crop, the
+        after crop and the pawns' silhouettes, see :meth:`PawnPixels.teach`).
 
     Returns
     -------
@@ -345,19 +414,292 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
     f_tall = colour_features(np.stack(rows["tall"]))
     pawns = {c: _fit(f_tall, ["present" if c in t else "absent" for t in pawn_truth], f"pawn-{c}") for c in COLOURS}
     parts = {p: _fit(f_face, ["present" if p in t else "absent" for t in part_truth], f"part-{p}") for p in PARTS}
-    colour = teach_pawn_colours(m[:4] for m in moves) if moves is not None else None
+    colour = PawnPixels.teach((m[0], m[1], m[7]) for m in moves) if moves is not None else None
     return FDDetector(face, sand, card, pawns, parts, colour, layout)
 
 
 # --- pawns by change ----------------------------------------------------------------------------
 
-PAWN_AREA = (12, 1200)           #: pixel area of one pawn's change blob in a 64 px crop (min, max)
+PAWN_AREA = (12, 1200)           #: pixel area of one change blob in a 64 px crop (min, max) (older model)
 NOT_A_PAWN = "none"
+LAB_BINS = 32                    #: bins per Lab axis of the pixel colour model
+#: a colour's change counts as a pawn that came or went when it covers this share of the area
+#: a pawn shows in the crop (``PawnPixels.teach`` measures it on rendered moves)
+PAWN_SHARE = 0.15
+#: a blob read as a pawn this weakly or less is more likely no pawn (see pawn_reading)
+NEITHER_BELOW = 0.35
+#: a pawn read arriving this strongly makes its leaving its old cell likelier by PAIR_PRIOR x strength
+PAIR_STRENGTH, PAIR_PRIOR, PAIR_STRENGTH_SHARE = 0.5, 0.3, 0.8
+#: changed pixels over this many pawns' area: the tile itself changed (dug, slid), pawns are not judged
+TILE_CHANGE_PAWNS = 3.0
+
+
+def _diff_mask(a: np.ndarray, b: np.ndarray, threshold: float = 40.0) -> np.ndarray:
+    """Pixels where two balanced crops differ by more than ``threshold`` in some channel,
+    specks removed: ``(H, W) bool``."""
+    diff = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=-1)
+    return cv2.morphologyEx((diff > threshold).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
+
+
+def pawn_silhouette(center_mm, homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = CROP,
+                    radius_mm: float = 8.0, height_mm: float = 30.0) -> np.ndarray:
+    """Where a pawn standing at mat point ``center_mm`` (x, y mm) shows in ``cell``'s
+    :func:`pawn_crop`: the convex hull of its base circle and its top, ``(size, size) bool``."""
+    a = np.linspace(0.0, 2 * np.pi, 16, endpoint=False)
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    pts = [np.column_stack([center_mm + radius_mm * ring, np.zeros(16)]),
+           np.column_stack([center_mm + 0.55 * radius_mm * ring, np.full(16, -0.8 * height_mm)]),
+           np.column_stack([center_mm + 0.5 * radius_mm * ring, np.full(16, -height_mm)])]
+    px = project_to_crop(np.vstack(pts), homography, camera_matrix, cell, size)
+    mask = np.zeros((size, size), np.uint8)
+    hull = cv2.convexHull(np.round(px).astype(np.int32))
+    cv2.fillConvexPoly(mask, hull, 1)
+    return mask > 0
+
+
+def pawn_area(homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = CROP) -> float:
+    """Crop px a pawn standing in the middle of ``cell`` covers in its :func:`pawn_crop`."""
+    return float(pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell, size).sum())
+
+
+class PawnPixels:
+    """Which pawn colour a pixel shows: a Bayes classifier on a ``LAB_BINS ** 3``-bin histogram
+    of grey-world balanced Lab (balanced with the gains of the *before* crop of a pair, so both
+    crops of a change share them), one histogram per pawn colour and one for ``none`` (tiles,
+    sand, parts, the mat, shadows), smoothed over neighbouring bins.
+
+    Attributes
+    ----------
+    log_lik : (LAB_BINS, LAB_BINS, LAB_BINS, 7) float32
+        ``log p(bin | label)`` for ``labels``.
+    labels : tuple of str
+        ``COLOURS`` then ``"none"``.
+    pawn_area : float
+        Median crop px a pawn covers (measured when teaching), for reference.
+    """
+
+    labels = COLOURS + (NOT_A_PAWN,)
+
+    def __init__(self, log_lik: np.ndarray, pawn_area: float = 0.0):
+        self.log_lik = np.asarray(log_lik, np.float32)
+        self.pawn_area = float(pawn_area)
+
+    @staticmethod
+    def _bins(pixels: np.ndarray) -> tuple:
+        if len(pixels) == 0:
+            return (np.zeros(0, np.int32),) * 3
+        lab = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.int32)
+        q = lab * LAB_BINS // 256
+        return q[:, 0], q[:, 1], q[:, 2]
+
+    def posterior(self, pixels: np.ndarray) -> np.ndarray:
+        """``p(label | pixel)`` with equal priors, for balanced BGR ``(n, 3) uint8`` pixels:
+        ``(n, 7) float32`` (columns in ``labels`` order)."""
+        if len(pixels) == 0:
+            return np.zeros((0, len(self.labels)), np.float32)
+        ll = self.log_lik[self._bins(np.ascontiguousarray(pixels, np.uint8))]
+        ll = ll - ll.max(axis=1, keepdims=True)
+        p = np.exp(ll)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def colour_map(self, crop: np.ndarray) -> np.ndarray:
+        """The likeliest label per pixel of a balanced crop ``(H, W, 3) uint8``: ``(H, W) int``
+        indexes into ``labels`` (``len(COLOURS)`` for ``none``)."""
+        h, w = crop.shape[:2]
+        post = self.posterior(crop.reshape(-1, 3))
+        return post.argmax(axis=1).reshape(h, w)
+
+    @classmethod
+    def teach(cls, samples: Iterable[tuple[np.ndarray, np.ndarray, Mapping[str, np.ndarray]]],
+              smooth: float = 1.0) -> "PawnPixels":
+        """Fit on crop pairs.
+
+        Parameters
+        ----------
+        samples : iterable of (before crop, after crop, silhouettes)
+            :func:`pawn_crop` crops ``(64, 64, 3) uint8`` of one cell before and after a change,
+            and per crop (``"before"``, ``"after"``) a ``dict colour -> (64, 64) bool`` of the
+            pawns standing there (:func:`pawn_silhouette`). Pixels inside a silhouette teach its
+            colour (the rim left out), pixels well outside every silhouette teach ``none``.
+        smooth : float
+            Gaussian smoothing of the histograms, bins.
+
+        Raises
+        ------
+        ValueError
+            When a pawn colour got no pixels.
+        """
+        from scipy.ndimage import gaussian_filter
+
+        counts = np.zeros((LAB_BINS,) * 3 + (len(cls.labels),), np.float64)
+        areas = []
+        kernel = np.ones((3, 3), np.uint8)
+        for before, after, sil in samples:
+            b, a = _balanced_pair(before, after)
+            for img, masks in ((b, sil.get("before", {})), (a, sil.get("after", {}))):
+                fill = _fill_mask(img)
+                near = np.zeros(img.shape[:2], bool)
+                cover = np.zeros(img.shape[:2], np.int32)
+                for m in masks.values():
+                    cover += m
+                for colour, m in masks.items():
+                    core = (cv2.erode(m.astype(np.uint8), kernel) > 0) & (cover == 1)   # one pawn, not its rim
+                    near |= cv2.dilate(m.astype(np.uint8), kernel, iterations=2) > 0
+                    areas.append(int(m.sum()))
+                    _add(counts, cls._bins(img[core & ~fill]), cls.labels.index(colour))
+                _add(counts, cls._bins(img[~near & ~fill][::3]), len(COLOURS))
+        missing = [c for i, c in enumerate(cls.labels) if counts[..., i].sum() == 0]
+        if missing:
+            raise ValueError(f"no pixels of {missing} to teach the pawn colours")
+        log_lik = np.empty_like(counts, dtype=np.float32)
+        for i in range(len(cls.labels)):
+            h = gaussian_filter(counts[..., i], smooth, mode="constant") + 1e-3
+            log_lik[..., i] = np.log(h / h.sum())
+        return cls(log_lik, float(np.median(areas)) if areas else 0.0)
+
+    def save(self, folder: str | Path) -> Path:
+        """Write ``pawn-pixels.npz`` under ``folder`` (created if missing); returns its path."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "pawn-pixels.npz"
+        np.savez_compressed(path, log_lik=self.log_lik, pawn_area=np.array(self.pawn_area),
+                            labels=np.array(self.labels))
+        return path
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "PawnPixels":
+        """Read what :meth:`save` wrote.
+
+        Raises
+        ------
+        OSError
+            When the file is missing or unreadable.
+        ValueError
+            When its labels or shape are not this version's.
+        """
+        with np.load(Path(folder) / "pawn-pixels.npz") as z:
+            if tuple(z["labels"].tolist()) != cls.labels or z["log_lik"].shape != (LAB_BINS,) * 3 + (len(cls.labels),):
+                raise ValueError("pawn-pixels.npz was written by another version")
+            return cls(z["log_lik"], float(z["pawn_area"]))
+
+
+def _fill_mask(img: np.ndarray, least: int = 200) -> np.ndarray:
+    """Pixels of :func:`pawn_crop`'s flat fill (the commonest exact colour, when it covers at
+    least ``least`` px): ``(H, W) bool``."""
+    flat = img.reshape(-1, 3)
+    vals, inv, counts = np.unique(flat, axis=0, return_inverse=True, return_counts=True)
+    top = int(np.argmax(counts))
+    if counts[top] < least:
+        return np.zeros(img.shape[:2], bool)
+    return (inv.reshape(-1) == top).reshape(img.shape[:2])
+
+
+def _add(counts: np.ndarray, bins: tuple, label: int) -> None:
+    np.add.at(counts, (*bins, np.full(len(bins[0]), label)), 1.0)
+
+
+def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn_area: float,
+                  had: Iterable[str] | None = None, in_play: Iterable[str] | None = None,
+                  prior: Mapping[tuple, float] | None = None) -> dict[tuple, float]:
+    """Which pawns came to or went from where two :func:`pawn_crop` crops of one cell differ.
+
+    The changed pixels (:func:`_diff_mask`; :func:`pawn_crop`'s flat fill left out) fall into
+    blobs; each blob is one pawn that came (its pixels show that colour after), one that went
+    (they showed it before), or no pawn. Per blob, every ``(sign, colour)`` gets the share of
+    the blob's pixels that show the colour on its side (``p(colour | pixel)``,
+    :class:`PawnPixels`), averaged with the share that shows no pawn colour on the other side;
+    "no pawn" gets the mean share of no pawn colour on both sides. The best hypothesis takes
+    the blob (a blob where "no pawn" is best counts for nothing), weighted by its area in pawns (``pawn_area`` crop px is
+    one pawn, a blob counts up to 1.5 pawns) and by that share. With ``had`` (the colours on
+    the cell before) only those can go and only others can come; with ``in_play`` (the colours
+    in the game) only those can come. ``prior`` adds to a hypothesis' share in every blob (e.g.
+    a pawn seen arriving elsewhere makes its leaving this cell likelier, :meth:`FDDetector.read`).
+
+    Returns
+    -------
+    dict (sign, colour) -> float
+        ``sign`` is ``"+"`` (came) or ``"-"`` (went); the value is how many pawns' worth of
+        changed pixels that hypothesis explains (about 1.0 for one clearly seen pawn).
+    """
+    b, a = _balanced_pair(before, after)
+    changed = _diff_mask(b, a) & ~_fill_mask(b) & ~_fill_mask(a)
+    out: dict[tuple, float] = {}
+    if not changed.any():
+        return out
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+    k = len(COLOURS)
+    had = None if had is None else set(had)
+    in_play = set(COLOURS) if in_play is None else set(in_play)
+    can_come = np.array([c in in_play and (had is None or c not in had) for c in COLOURS], float)
+    can_go = np.array([had is None or c in had for c in COLOURS], float)
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if area < 0.1 * pawn_area:
+            continue                                  # specks: noise, a pawn's rim
+        sel = labels == i
+        pa, pb = model.posterior(a[sel]).mean(axis=0), model.posterior(b[sel]).mean(axis=0)
+        # a pawn that came shows its colour after and something that is no pawn before (and the
+        # reverse for one that went): a pale tile revealed by a red pawn is not a white pawn
+        share = np.concatenate([(pa[:k] + pb[k]) / 2, (pb[:k] + pa[k]) / 2])
+        for (sign, colour), bonus in (prior or {}).items():
+            share[COLOURS.index(colour) + (0 if sign == "+" else k)] += bonus
+        share[:k] *= can_come
+        share[k:] *= can_go
+        best = int(np.argmax(share))
+        if share[best] <= (pa[k] + pb[k]) / 2:
+            continue                                  # no pawn: both sides look like no pawn colour
+        hyp = ("+" if best < k else "-", COLOURS[best % k])
+        out[hyp] = out.get(hyp, 0.0) + float(min(area, 1.5 * pawn_area) / pawn_area * min(share[best], 1.0))
+    return out
+
+
+def tile_changed(model, before: np.ndarray, after: np.ndarray, pawn_area: float | None = None) -> bool:
+    """Whether more of the crop changed than pawns can explain (``TILE_CHANGE_PAWNS`` pawns'
+    area): the tile was turned over or replaced, and colour changes there say little of pawns."""
+    b, a = _balanced_pair(before, after)
+    changed = _diff_mask(b, a) & ~_fill_mask(b) & ~_fill_mask(a)
+    return bool(changed.sum() > TILE_CHANGE_PAWNS * (pawn_area if pawn_area else model.pawn_area))
+
+
+def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float | None = None,
+                 had: Iterable[str] | None = None, in_play: Iterable[str] | None = None,
+                 prior: Mapping[tuple, float] | None = None) -> list[tuple]:
+    """What the change between two crops of one cell may mean, pawn by pawn.
+
+    Parameters
+    ----------
+    model : PawnPixels
+    before, after : (64, 64, 3) uint8
+        :func:`pawn_crop` crops of one cell.
+    pawn_area : float, optional
+        Crop px of one pawn on this cell (:func:`pawn_area`); default the model's median.
+    had, in_play : iterables of colours, optional
+        The pawns on the cell before and the pawns in the game (see :func:`colour_shifts`).
+    prior : dict (sign, colour) -> float, optional
+        See :func:`colour_shifts`.
+
+    Returns
+    -------
+    list of ((colour or None, strength), (colour or None, strength))
+        One entry per pawn that came or went by at least ``PAWN_SHARE`` of a pawn's worth of
+        evidence (:func:`colour_shifts`), strongest first: ((colour, strength), (None, 0.0))
+        for one that came, ((None, 0.0), (colour, strength)) for one that went; strength in
+        0..1 (1 from a full, clearly coloured pawn).
+    """
+    area = pawn_area if pawn_area else model.pawn_area
+    out = []
+    for (sign, colour), d in sorted(colour_shifts(model, before, after, area, had, in_play, prior).items(),
+                                    key=lambda kv: -kv[1]):
+        if d < PAWN_SHARE:
+            continue
+        strength = float(min(1.0, d))
+        out.append(((colour, strength), (None, 0.0)) if sign == "+" else ((None, 0.0), (colour, strength)))
+    return out
 
 
 def blob_features(pixels: np.ndarray) -> np.ndarray:
     """Colour of a blob's pixels ``(n, 3) uint8`` BGR: mean and spread of Lab and the median
-    HSV, ``(9,) float32`` (what tells a plastic pawn from the painting under it)."""
+    HSV, ``(9,) float32``."""
     lab = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     hsv = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float32)
     hue = np.median(hsv[:, 0]) * np.pi / 90.0
@@ -377,8 +719,7 @@ def change_blobs(before: np.ndarray, after: np.ndarray, threshold: float = 40.0)
     pixels after)]`` (``(n, 3) uint8`` each), largest first. Changes of the whole tile are too
     large to be a pawn and are left out."""
     a, b = _balanced_pair(before, after)
-    diff = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=-1)
-    mask = cv2.morphologyEx((diff > threshold).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    mask = _diff_mask(a, b, threshold).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     out = []
     for i in sorted(range(1, n), key=lambda i: -stats[i, cv2.CC_STAT_AREA]):
@@ -388,48 +729,33 @@ def change_blobs(before: np.ndarray, after: np.ndarray, threshold: float = 40.0)
     return out
 
 
-def pawn_changes(model: CellClassifier, before: np.ndarray, after: np.ndarray) -> list[tuple]:
-    """What each change blob between two crops of one cell may mean.
-
-    Each blob is read on both sides by the taught blob-colour model (labels: the pawn colours
-    and ``none``): the pawn colour seen after may have arrived, the one seen before may have
-    left; one of the two happened.
-
-    Returns
-    -------
-    list of ((colour or None, strength), (colour or None, strength))
-        Per blob: (what may have come, what may have gone).
-    """
-    blobs = change_blobs(before, after)
-    if not blobs:
-        return []
-    readings = _predict(model, np.stack([blob_features(p) for pair in blobs for p in pair]))
-    out = []
-    for i in range(len(blobs)):
-        was, now = readings[2 * i], readings[2 * i + 1]
-        if was.label == now.label:
-            continue
-        came = (now.label, now.confidence) if now.label != NOT_A_PAWN else (None, 0.0)
-        went = (was.label, was.confidence) if was.label != NOT_A_PAWN else (None, 0.0)
-        out.append((came, went))
-    return out
-
-
-def pawn_reading(before: set[str], blobs: list[tuple]) -> Reading:
+def pawn_reading(before: set[str], blobs: list[tuple], tile_changed: bool = False) -> Reading:
     """The pawns now on a cell, from those before and the change blobs (:func:`pawn_changes`).
 
     Every blob is one pawn that came or one that went (a tile's painting under a pawn can look
     like a pawn, so either reading of a blob may be the true one), or neither (a sand marker or
-    a turned tile changed there); only pawns that were there can go and only others can come.
+    a turned tile changed there, scored ``2 * NEITHER_BELOW - strength``, so a pawn read weaker
+    than ``NEITHER_BELOW`` is only an alternative); only pawns that were there can go and
+    only others can come.
     Each consistent combination is a possible set: the most likely is the ``label``, the others
     are ``alternatives``, for the tracker to decide with the other cells' evidence (a pawn that
     leaves one cell arrives at another).
+
+    With ``tile_changed`` (:func:`tile_changed`) the colours are no evidence: the reading is the
+    pawns before, unsure (confidence 0.5, margin 0), with one pawn more or less as alternatives.
+    Otherwise confidence 0.9 and margin 5.
     """
+    if tile_changed:
+        alts = ["+".join(sorted(before | {c})) for c in PAWN_COLOURS if c not in before]
+        alts += ["+".join(sorted(before - {c})) for c in sorted(before)]
+        return Reading("+".join(sorted(before)), 0.5, 0.0, tuple(alts))
     choices = []
     for (came, s_came), (went, s_went) in blobs:
         if not (came and came not in before) and not (went and went in before):
             continue
-        opts = [("", None, 0.0)]                       # neither: sand or a tile's painting changed
+        # neither (sand or a tile's painting changed, a neighbour's pawn showed): as likely as
+        # the colour read is weak
+        opts = [("", None, max(0.0, 2 * NEITHER_BELOW - max(s_came, s_went)))]
         # any pawn may be the one that came or went (colours are easy to misread); the colour
         # read ranks the options
         opts += [("+", c, s_came if c == came else 0.05) for c in PAWN_COLOURS if c not in before]
@@ -448,26 +774,3 @@ def pawn_reading(before: set[str], blobs: list[tuple]) -> Reading:
         options[label] = max(options.get(label, -1.0), score)
     ranked = sorted(options, key=lambda k: -options[k])
     return Reading(ranked[0], 0.9, 5.0, tuple(ranked[1:]))
-
-
-def teach_pawn_colours(pairs: Iterator) -> CellClassifier:
-    """Fit the blob-colour model on rendered moves.
-
-    Parameters
-    ----------
-    pairs : iterator of (before crop, after crop, colour arrived or None, colour left or None)
-        :func:`pawn_crop` crops of one cell before and after a pawn came or went.
-
-    Returns
-    -------
-    CellClassifier
-        Labels: the pawn colours seen and ``none``; it reads :func:`blob_features`.
-    """
-    feats, labels = [], []
-    for before, after, came, went in pairs:
-        blobs = change_blobs(before, after)
-        for k, (was, now) in enumerate(blobs):
-            main = k == 0                             # the largest blob is the pawn (if one moved)
-            feats += [blob_features(was), blob_features(now)]
-            labels += [(went if main and went else NOT_A_PAWN), (came if main and came else NOT_A_PAWN)]
-    return _fit(np.stack(feats), labels, "pawn-colour")

@@ -133,10 +133,38 @@ def views(seed: int, count: int, which: str = "train", images=None, size=(1280, 
 
 
 
+def silhouettes(scene: Scene, homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = 64) -> dict:
+    """The pawns of ``scene`` that show in ``cell``'s pawn crop: ``dict colour -> (size, size)
+    bool`` (:func:`~.forbidden_desert.pawn_silhouette`; empty masks left out)."""
+    from .forbidden_desert import _colour, pawn_silhouette
+
+    out = {}
+    for pawn in scene.talls:
+        m = pawn_silhouette(np.asarray(pawn.center_mm, float), homography, camera_matrix, cell, size,
+                            pawn.radius_mm, pawn.height_mm)
+        if m.any():
+            out[_colour(pawn.label)] = m
+    return out
+
+
+def _free_slot(rng: random.Random, scene: Scene, layout, cell) -> int:
+    """A pawn corner of ``cell`` no pawn of ``scene`` stands in (players do not stack pawns)."""
+    from ..render.desert import PAWN_SLOTS
+
+    cx, cy = layout.cell(cell).center_mm
+    taken = [p.center_mm for p in scene.talls]
+    free = [k for k, (dx, dy) in enumerate(PAWN_SLOTS)
+            if all(abs(cx + dx - x) + abs(cy + dy - y) > 4.0 for x, y in taken)]
+    return rng.choice(free) if free else rng.randrange(len(PAWN_SLOTS))
+
+
 def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1280, 720)) -> Iterator[tuple]:
-    """Rendered pawn moves for the blob-colour model: ``(before crop, after crop, colour that
-    came or None, colour that left or None, cell, scene before, scene after)`` for the source
-    and the target cell of ``count`` random moves (see :func:`~.forbidden_desert.pawn_crop`)."""
+    """Rendered pawn moves for the pawn colour model and its measurement: ``(before crop, after
+    crop, colour that came or None, colour that left or None, cell, scene before, scene after,
+    silhouettes, homography, camera matrix)`` for the source and the target cell of ``count``
+    random moves (see :func:`~.forbidden_desert.pawn_crop`); ``silhouettes`` is ``{"before": ...,
+    "after": ...}``, each :func:`silhouettes` of that scene on that cell; the homography (mat mm
+    -> px) and camera matrix are those of both frames. A pawn goes to a free corner."""
     from ..render.desert import move_pawn
     from .forbidden_desert import _colour, pawn_crop
 
@@ -155,7 +183,7 @@ def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1
         src = scene.cell_of(pawn.center_mm)
         dst = rng.choice([c.key for c in layout.cells if c.key != src and scene.contents()[c.key].label != "empty"])
         after = scene
-        for action in move_pawn(scene, pawn.label.split(":", 1)[1], dst, slot=rng.randint(0, 3)):
+        for action in move_pawn(scene, pawn.label.split(":", 1)[1], dst, slot=_free_slot(rng, scene, layout, dst)):
             after = action.apply(after)
         k = done % len(cams)
         light, settings = _conditions(rng, which)
@@ -164,16 +192,17 @@ def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1
         h, cam_k = cams[k].homography(), cams[k].K
         colour = _colour(pawn.label)
         for cell, came, went in ((src, None, colour), (dst, colour, None)):
-            yield (pawn_crop(f0, h, cam_k, layout.cell(cell)), pawn_crop(f1, h, cam_k, layout.cell(cell)), came, went,
-                   cell, scene, after)
+            c = layout.cell(cell)
+            yield (pawn_crop(f0, h, cam_k, c), pawn_crop(f1, h, cam_k, c), came, went, cell, scene, after,
+                   {"before": silhouettes(scene, h, cam_k, c), "after": silhouettes(after, h, cam_k, c)}, h, cam_k)
         done += 1
 
 
 def other_changes(seed: int, count: int, which: str = "train", images=None, size=(1280, 720)) -> Iterator[tuple]:
-    """Changes that are not a pawn moving (sand laid or taken, a tile turned over) on cells with
-    and without pawns: ``(before crop, after crop, None, None)`` for the blob-colour model's
-    ``none`` examples (a sand marker's colour must not pass for a pawn)."""
-    from ..render.desert import excavate, set_sand
+    """Changes that are not a pawn moving (sand laid or taken, a tile turned over, a part laid) on cells with
+    and without pawns, shaped as :func:`pawn_moves` yields them (``came`` and ``went`` None):
+    ``none`` examples for the pawn colour model (a sand marker's colour must not pass for a pawn)."""
+    from ..render.desert import Place, excavate, set_sand
     from .forbidden_desert import pawn_crop
 
     rng = random.Random(seed)
@@ -186,7 +215,18 @@ def other_changes(seed: int, count: int, which: str = "train", images=None, size
         scene = random_scene(rng, images, layout)
         cells = [k for k, v in scene.contents().items() if v.label != "empty"]
         cell = rng.choice(cells)
-        actions = set_sand(scene, cell, rng.choice((0, 1, 2))) if rng.random() < 0.7 else excavate(scene, cell, images)
+        roll = rng.random()
+        if roll < 0.55:
+            actions = set_sand(scene, cell, rng.choice((0, 1, 2)))
+        elif roll < 0.8:
+            actions = excavate(scene, cell, images)
+        else:                                          # a part found by the clues laid on the tile
+            part = rng.choice(PART_NAMES)
+            cx, cy = layout.cell(cell).center_mm
+            label = f"part:{part}"
+            actions = (Place(FlatPiece(f"part:{part}:new", label, ProceduralArt().load(label),
+                                       (cx + rng.uniform(-16, 16), cy + rng.uniform(-16, 16)), size_mm(label),
+                                       rng.uniform(0, 360), "part", 2)),)
         after = scene
         for a in actions:
             after = a.apply(after)
@@ -195,4 +235,6 @@ def other_changes(seed: int, count: int, which: str = "train", images=None, size
         f0 = renderers[k].render(scene, lighting=light, settings=settings, seed=seed * 17 + 2 * i).image
         f1 = renderers[k].render(after, lighting=light, settings=settings, seed=seed * 17 + 2 * i + 1).image
         h, cam_k = cams[k].homography(), cams[k].K
-        yield pawn_crop(f0, h, cam_k, layout.cell(cell)), pawn_crop(f1, h, cam_k, layout.cell(cell)), None, None
+        c = layout.cell(cell)
+        yield (pawn_crop(f0, h, cam_k, c), pawn_crop(f1, h, cam_k, c), None, None, cell, scene, after,
+               {"before": silhouettes(scene, h, cam_k, c), "after": silhouettes(after, h, cam_k, c)}, h, cam_k)
