@@ -63,10 +63,13 @@ class Notice:
     cells: list = field(default_factory=list)
     reason: str | None = None
     id: int = 0
+    options: list = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The notice as the pages get it; ``options`` are the explanations a question offers,
+        each a list of event objects to post in order."""
         return {"id": self.id, "kind": self.kind, "message": self.message, "cells": self.cells,
-                "reason": self.reason}
+                "reason": self.reason, "options": self.options}
 
 
 def _seats(game: Game, state: Any) -> int:
@@ -247,18 +250,20 @@ class Session:
 
     # -- notices from the tracker and the referee ------------------------------------------
 
-    def _notice(self, kind: str, message: str, cells=(), reason: str | None = None) -> Notice:
+    def _notice(self, kind: str, message: str, cells=(), reason: str | None = None, options=()) -> Notice:
         self._notice_ids += 1
-        notice = Notice(kind, message, list(cells), reason, self._notice_ids)
+        notice = Notice(kind, message, [list(c) if isinstance(c, tuple) else c for c in cells], reason,
+                        self._notice_ids, [list(o) for o in options])
         self.notices = (self.notices + [notice])[-20:]
         self._publish()
         return notice
 
-    def notify(self, kind: str, message: str, cells=(), reason: str | None = None) -> dict[str, Any]:
+    def notify(self, kind: str, message: str, cells=(), reason: str | None = None, options=()) -> dict[str, Any]:
         """Show a warning or a question (``kind`` ``"illegal"``, ``"ask"``, ``"info"``) on the
-        referee view with ``cells`` highlighted; returns it as JSON."""
+        referee view with ``cells`` highlighted; a question may offer ``options`` (lists of event
+        objects, the explanations the tracker could not decide between). Returns it as JSON."""
         with self.changed:
-            return self._notice(kind, message, cells, reason).to_json()
+            return self._notice(kind, message, cells, reason, options).to_json()
 
     def dismiss(self, notice_id: int) -> None:
         """Remove a notice. Raises :class:`SessionError` (404) for an unknown id."""

@@ -11,7 +11,8 @@ A verdict of the tracker becomes:
 
 Events entered on a tablet (water, cards, a sea refusal) reach the tracker through its
 ``apply_tablet``; after an undo the tracker is rebuilt from the session's state. The camera panel
-shows the rectified board the loop sees, with the motion gate's status.
+shows the rectified board the loop sees, with the motion gate's status and the cells of the last
+verdict outlined (committed, asked, illegal).
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ class LiveTable:
             self.seen = len(session.applied)
         self.status = "starting"
         self.verdicts: list[Verdict] = []
+        self._marked: tuple[str, list] = ("", [])
         self._jpeg: bytes | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -184,7 +186,8 @@ class LiveTable:
         elif verdict.kind == "illegal":
             s.notify("illegal", verdict.message, verdict.cells, verdict.reason)
         elif verdict.kind == "ask":
-            s.notify("ask", verdict.message or "Please check these cells.", verdict.cells)
+            s.notify("ask", verdict.message or "Please check these cells.", verdict.cells,
+                     options=[[e.to_json() for e in option] for option in verdict.options])
         for line in verdict.corrections if verdict.kind != "commit" else ():
             s.notify("info", line, verdict.cells)
 
@@ -205,12 +208,31 @@ class LiveTable:
             self.status = step.watch.status
             if step.verdict is not None:
                 self.deliver(step.verdict)
+                self._marked = (step.verdict.kind, list(step.verdict.cells))
             self._publish(step.watch)
+
+    def _outline(self, view: np.ndarray) -> None:
+        """Outline the cells of the last verdict on the rectified board (BGR, Okabe-Ito: commit
+        bluish green, ask blue, illegal vermillion)."""
+        kind, cells = self._marked
+        watcher = getattr(self.loop, "watcher", None)
+        if watcher is None or not cells:
+            return
+        colour = {"commit": (115, 158, 0), "ask": (178, 114, 0), "illegal": (0, 94, 213)}.get(kind, (128, 128, 128))
+        x0, y0 = watcher.region[0], watcher.region[1]
+        by_key = {cell.key: cell for cell in watcher.layout.cells}
+        for key in cells:
+            cell = by_key.get(tuple(key) if isinstance(key, (list, tuple)) else key)
+            if cell is None:
+                continue
+            poly = (np.asarray(cell.polygon_mm, np.float64) - (x0, y0)) * watcher.px_per_mm
+            cv2.polylines(view, [np.round(poly).astype(np.int32)], True, colour, 2, cv2.LINE_AA)
 
     def _publish(self, watch: WatchOutput) -> None:
         if watch.small is None:
             return
         view = watch.small.copy()
+        self._outline(view)
         text = watch.status.replace("_", " ")
         cv2.putText(view, text, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(view, text, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)

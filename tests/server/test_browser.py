@@ -124,3 +124,22 @@ def test_each_player_page_shows_its_own_secret_only(browser, tmp_path, island_pa
         page.close()
     assert f"A1: {words}" in pages[0]
     assert "A1:" not in pages[1]
+
+
+def test_a_question_is_answered_by_choosing_an_explanation(browser, tmp_path):
+    """The tracker could not decide between two explanations: the referee picks one on the
+    tablet; its events are applied in order and the question goes away."""
+    s = desert(tmp_path)
+    base = serve(s)
+    mover = s.game.to_move(s.state)
+    moves = [e for e in s.game.legal_events(s.state) if e.type == "move"][:2]
+    s.notify("ask", "Which pawn moved?", [[1, 1]], options=[[moves[0].to_json()], [moves[1].to_json()]])
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{base}/?token={s.tokens['referee']}")
+    page.wait_for_selector(".notice.ask button.option")
+    assert page.locator(".notice.ask button.option").count() == 2
+    assert page.locator("#board [data-cell='B2'].hot").count() == 1          # the cell is highlighted
+    page.locator(".notice.ask button.option").nth(1).click()
+    page.wait_for_function("document.querySelectorAll('.notice.ask').length === 0")
+    assert [a.obj for a in s.applied] == [moves[1].to_json()] and s.applied[0].actor == mover
+    page.close()

@@ -77,6 +77,15 @@ function draw(snap) {
     div.className = `notice ${n.kind}`; div.dataset.id = n.id;
     div.append(n.message + (n.cells.length ? ` (${n.cells.map(cellId).join(", ")})` : ""));
     if (isReferee) {
+      for (const option of n.options || []) {          // a question: the explanations to choose from
+        const b = document.createElement("button"); b.type = "button"; b.className = "option";
+        b.textContent = option.map(describe).join("; then ");
+        b.onclick = async () => {
+          for (const ev of option) { if (!(await post("/api/events", ev)).ok) return; }
+          post(`/api/notices/${n.id}/dismiss`);
+        };
+        div.append(" ", b);
+      }
       const b = document.createElement("button"); b.type = "button"; b.textContent = "Dismiss";
       b.onclick = () => post(`/api/notices/${n.id}/dismiss`); div.append(" ", b);
     }
