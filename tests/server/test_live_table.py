@@ -48,7 +48,9 @@ def test_a_move_on_the_table_reaches_the_session(tmp_path):
     assert live.status == "the camera source stopped"
     assert [v.kind for v in live.verdicts] == ["commit"]
     assert [a.obj for a in s.applied] == [enter.to_json()]
-    assert live.jpeg() is not None                                  # the camera panel
+    panel = cv2.imdecode(np.frombuffer(live.jpeg(), np.uint8), cv2.IMREAD_COLOR)   # the camera panel
+    outline = np.abs(panel.astype(int) - (115, 158, 0)).max(axis=2) < 40      # the committed cell, bluish green
+    assert outline.sum() > 50
     assert any(n["kind"] == "info" for n in s.snapshot("referee")["notices"])
 
 
