@@ -217,6 +217,7 @@ def assert_complete_and_sound(state, rng: random.Random) -> None:
     accepted = {canonical(ev) for ev in every_event(state, rng) if rules.apply(state, ev)}
     assert accepted == listed_set & accepted            # nothing accepted outside the list ...
     assert accepted == listed_set, listed_set - accepted  # ... and the list is all of it
+    assert bool(listed) != state.game_over              # a game that goes on always has a move
 
 
 def canonical(ev: Event) -> Event:
@@ -226,7 +227,6 @@ def canonical(ev: Event) -> Event:
         return ev
     pairs = sorted(arrow_pairs(ev["arrows"]), key=lambda p: direction_index(ev["cell"], p[1]))
     return build(ev.actor, ev["cell"], ev["piece"], pairs)
-    assert bool(listed) != state.game_over
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

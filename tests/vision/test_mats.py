@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 from PIL import Image
