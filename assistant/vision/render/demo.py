@@ -13,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from .camera import WEBCAM_DISTORTION, look_at_mat, plane_pose
 from .desert import ProceduralArt, desert_setup, excavate, move_pawn, set_sand
 from .hands import Arm, ArmStyle
