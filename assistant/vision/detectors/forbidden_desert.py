@@ -420,7 +420,6 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
 
 # --- pawns by change ----------------------------------------------------------------------------
 
-PAWN_AREA = (12, 1200)           #: pixel area of one change blob in a 64 px crop (min, max) (older model)
 NOT_A_PAWN = "none"
 LAB_BINS = 32                    #: bins per Lab axis of the pixel colour model
 #: a colour's change counts as a pawn that came or went when it covers this share of the area
@@ -501,13 +500,6 @@ class PawnPixels:
         ll = ll - ll.max(axis=1, keepdims=True)
         p = np.exp(ll)
         return p / p.sum(axis=1, keepdims=True)
-
-    def colour_map(self, crop: np.ndarray) -> np.ndarray:
-        """The likeliest label per pixel of a balanced crop ``(H, W, 3) uint8``: ``(H, W) int``
-        indexes into ``labels`` (``len(COLOURS)`` for ``none``)."""
-        h, w = crop.shape[:2]
-        post = self.posterior(crop.reshape(-1, 3))
-        return post.argmax(axis=1).reshape(h, w)
 
     @classmethod
     def teach(cls, samples: Iterable[tuple[np.ndarray, np.ndarray, Mapping[str, np.ndarray]]],
@@ -697,36 +689,13 @@ def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float 
     return out
 
 
-def blob_features(pixels: np.ndarray) -> np.ndarray:
-    """Colour of a blob's pixels ``(n, 3) uint8`` BGR: mean and spread of Lab and the median
-    HSV, ``(9,) float32``."""
-    lab = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
-    hsv = cv2.cvtColor(pixels.reshape(-1, 1, 3), cv2.COLOR_BGR2HSV).reshape(-1, 3).astype(np.float32)
-    hue = np.median(hsv[:, 0]) * np.pi / 90.0
-    return np.array([*lab.mean(axis=0), *lab.std(axis=0), np.cos(hue) * np.median(hsv[:, 1]),
-                     np.sin(hue) * np.median(hsv[:, 1]), np.median(hsv[:, 2])], np.float32)
-
-
 def _balanced_pair(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both crops ``(H, W, 3) uint8`` times the grey-world gains of ``before`` (so that a change
+    between them is not balanced away): ``(before, after)``, uint8."""
     gains = before.reshape(-1, 3).astype(np.float32).mean(axis=0)
     gains = gains.mean() / np.maximum(gains, 1.0)
     return (np.clip(before.astype(np.float32) * gains, 0, 255).astype(np.uint8),
             np.clip(after.astype(np.float32) * gains, 0, 255).astype(np.uint8))
-
-
-def change_blobs(before: np.ndarray, after: np.ndarray, threshold: float = 40.0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Blobs of a pawn's size where two :func:`pawn_crop` crops differ: ``[(pixels before,
-    pixels after)]`` (``(n, 3) uint8`` each), largest first. Changes of the whole tile are too
-    large to be a pawn and are left out."""
-    a, b = _balanced_pair(before, after)
-    mask = _diff_mask(a, b, threshold).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    out = []
-    for i in sorted(range(1, n), key=lambda i: -stats[i, cv2.CC_STAT_AREA]):
-        if PAWN_AREA[0] <= stats[i, cv2.CC_STAT_AREA] <= PAWN_AREA[1]:
-            sel = labels == i
-            out.append((a[sel], b[sel]))
-    return out
 
 
 def pawn_reading(before: set[str], blobs: list[tuple], tile_changed: bool = False) -> Reading:
