@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .server.serve import add_serve_command
 
     add_serve_command(sub)                # assistant serve --game G | --resume RECORD [--source S] [--host] [--port]
+    from .leds.cli import add_leds_command
+
+    add_leds_command(sub)                 # assistant leds test [--port P] --layout L [--backend adalight|wled]
     for game_id in game_ids():
         get_game(game_id).add_commands(sub)
     return parser
