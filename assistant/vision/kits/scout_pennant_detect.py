@@ -12,10 +12,12 @@ more reliably (and explain better) than a classifier taught on a few hundred cro
   correlating a ring-minus-middle kernel over shifts of up to 2.5 mm (pieces lie a little off
   centre); then the median ink of the *gap* annulus (10-12.5 mm from that centre: light grey in
   a clearing, dark in a forest, which covers 14 mm round its centre however it is turned) and
-  of the *ring* annulus (13.8-16.2 mm) decide: both low -> empty; gap low, ring high ->
-  clearing; gap high -> forest. In the ``(ring, gap)`` plane the decision uses the size and the
-  angle of the vector, so a loss of contrast (glare, blur) shrinks both without turning one
-  piece into another;
+  of the *ring* annulus (13.8-16.2 mm) decide empty (both low) against a piece (the size of the
+  ``(ring, gap)`` vector); a clearing is then told from a forest by the gap's colour, not its
+  darkness: its white-balanced green excess ``G/wG - max(B/wB, R/wR)`` (median) is ~0.2-0.3 on
+  the forest's greens and ~0 on the clearing's grey and black (a blur of ~2.5 mm, which darkens
+  a clearing's 4 mm grey gap with its ring and the pawn's rim to a forest's ink, leaves it grey;
+  an additive neutral glare leaves the excess unchanged);
 - **patrol** (``none`` or a colour): the median white-balanced colour within 5.5 mm of the
   clearing's centre, against what the camera would show of the six Okabe-Ito references and of
   the background (the clearing's grey, the forest's greens, white paper) under the measured paper
@@ -78,6 +80,7 @@ RING_EVEN, RING_LIFTED = 0.8, 0.75             #: uneven (a quarter this much li
                                                #: this ink) together: glare beside the clearing
 EMPTY_BELOW, PRESENT_ABOVE, PRESENT_SCALE = 0.10, 0.25, 0.04   #: |(ring, gap)|: empty, dead band, a piece
 FOREST_AT_DEG, FOREST_SCALE_DEG = 44.0, 3.0    #: angle of (ring, gap) from the ring axis
+GREEN_AT, GREEN_SCALE = 0.06, 0.012            #: the gap's green excess: clearing (<= ~0.03) / forest (>= ~0.09)
 ARROW_NONE_BELOW, ARROW_ABOVE, ARROW_SCALE = 0.17, 0.40, 0.05   #: darker zone's ink: none, dead band, arrow
 ARROW_SIDE_SCALE = 0.08                        #: ink difference of the two zones
 COLOUR_NOISE, COLOUR_REL = 4.0, 0.07          #: pawn colour noise: 0-255 units + share of the paper's level
@@ -138,11 +141,16 @@ class HexLook(NamedTuple):
     contrast: float = 0.0
     spread: float = 0.0
     ring_core_bgr: np.ndarray | None = None
+    green: float = 0.0
 
     def clearing_like(self) -> bool:
         """A dark ring round a light gap (a clearing, whose ring can serve as a black reference)."""
-        return (math.hypot(self.gap, self.ring) > PRESENT_ABOVE
-                and math.degrees(math.atan2(self.gap, self.ring)) < FOREST_AT_DEG)
+        return math.hypot(self.gap, self.ring) > PRESENT_ABOVE and not self.forest_like()
+
+    def forest_like(self) -> bool:
+        """The gap annulus is green (a forest), whatever its darkness: a blur that darkens a
+        clearing's grey gap with its black ring and the pawn's rim leaves it grey."""
+        return self.green > GREEN_AT
 
     def lifted(self) -> bool:
         """A forest whose dark green is lighter than any light or blur of the kit's design leaves
@@ -159,8 +167,7 @@ class HexLook(NamedTuple):
             return self.hidden()
         if self.clearing_like() and self.ring < WASHED_RING:
             return True
-        forest_like = math.degrees(math.atan2(self.gap, self.ring)) > FOREST_AT_DEG
-        return self.dark < (WASHED_FOREST if forest_like else WASHED_CLEARING)
+        return self.dark < (WASHED_FOREST if self.forest_like() else WASHED_CLEARING)
 
 
     def hidden(self) -> bool:
@@ -281,6 +288,14 @@ def _ink(img: np.ndarray, white: np.ndarray) -> np.ndarray:
     """``1 - mean(B / wB, G / wG, R / wR)`` clipped to ``[0, 1]``, ``(h, w) float32``."""
     coef = (1.0 / (3.0 * np.maximum(np.asarray(white, np.float64), 1.0))).astype(np.float32)
     return np.clip(1.0 - img @ coef, 0.0, 1.0)
+
+
+def _greenness(img: np.ndarray, white: np.ndarray, mask: np.ndarray) -> float:
+    """Median of ``G / wG - max(B / wB, R / wR)`` over ``mask`` of a crop (white-balanced green
+    excess: ~0.2-0.3 on a forest's greens, ~0 on the kit's greys, blacks and white paper; an
+    additive neutral glare leaves it unchanged)."""
+    px = img[mask] / np.maximum(np.asarray(white, np.float32), 1.0)
+    return float(np.median(px[:, 1] - np.maximum(px[:, 0], px[:, 2])))
 
 
 def _inside(frame_shape, homography: np.ndarray, pts_mm: np.ndarray, border: float = 1.0) -> bool:
@@ -439,7 +454,7 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
                    (float(dx), float(dy)), np.median(inner[ring_m], axis=0).astype(np.float64),
                    np.median(inner[rp <= CENTRE_MM], axis=0).astype(np.float64),
                    float(np.percentile(ink[r <= DARK_MM], 97)), even, float(resp[iy, ix]), float(hi - lo),
-                   np.percentile(inner[ring_m], 10, axis=0).astype(np.float64))
+                   np.percentile(inner[ring_m], 10, axis=0).astype(np.float64), _greenness(inner, white, gap_m))
 
 
 def piece_reading(look: HexLook) -> Reading:
@@ -458,10 +473,9 @@ def piece_reading(look: HexLook) -> Reading:
         when the hex is not wholly in view.
     """
     size = math.hypot(look.gap, look.ring)
-    angle = math.degrees(math.atan2(look.gap, look.ring))
     empty = (EMPTY_BELOW - size) / PRESENT_SCALE
     present = (size - PRESENT_ABOVE) / PRESENT_SCALE
-    kind = (angle - FOREST_AT_DEG) / FOREST_SCALE_DEG
+    kind = (look.green - GREEN_AT) / GREEN_SCALE
     if empty > present:                      # in the dead band between the two both are negative
         label, margin = "empty", empty
     else:
