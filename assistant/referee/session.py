@@ -97,6 +97,7 @@ class Session:
         self.changed = threading.Condition(threading.RLock())
         self._cache: dict[tuple, dict] = {}
         self.seats = _seats(game, start)
+        self.devices: dict[str, str] = {}
 
     # -- construction -----------------------------------------------------------------------
 
@@ -274,6 +275,14 @@ class Session:
             self.notices = kept
             self._publish()
 
+    def set_device(self, name: str, status: str) -> None:
+        """Show a device's status (``"LED board"``: ``"connected to /dev/ttyUSB0"``,
+        ``"unplugged; retrying in 2 s"``...) on the referee and table views."""
+        with self.changed:
+            if self.devices.get(name) != status:
+                self.devices[name] = status
+                self._publish()
+
     # -- reading ----------------------------------------------------------------------------
 
     def _publish(self) -> None:
@@ -304,6 +313,7 @@ class Session:
                     "board_svg": self.game.board_svg(self.state, seat), "recent": recent,
                     "events": len(self.applied), "can_undo": self.can_undo(role),
                     "notices": [n.to_json() for n in self.notices] if role == "referee" or role is None else [],
+                    "devices": dict(self.devices),
                 }
             return self._cache[key]
 

@@ -47,7 +47,8 @@ def document() -> dict[str, Any]:
                                             "view": {"type": "object"}, "board_svg": {"type": "string"},
                                             "recent": {"type": "array", "items": {"type": "object"}},
                                             "events": {"type": "integer"}, "can_undo": {"type": "boolean"},
-                                            "notices": {"type": "array", "items": {"type": "object"}}}},
+                                            "notices": {"type": "array", "items": {"type": "object"}},
+                                            "devices": {"type": "object", "description": "device name -> status"}}},
             },
         },
         "paths": {

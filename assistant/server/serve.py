@@ -104,6 +104,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         except (OSError, ValueError, SourceError) as exc:
             print(f"serve: {exc}", file=sys.stderr)
             return 2
+    leds = None
+    if args.leds:
+        from ..leds.driver import LedBoard
+        from ..leds.layout import LayoutError, load_layout
+        from .leds import LedView
+
+        try:
+            board = LedBoard(load_layout(args.led_layout or session.game.id),
+                             port=None if args.leds == "auto" else args.leds, backend=args.led_backend).start()
+        except (LayoutError, ValueError) as exc:
+            print(f"serve: {exc}", file=sys.stderr)
+            return 2
+        leds = (board, LedView(session, board).start())
     from waitress import create_server
 
     from .app import create_app
@@ -125,6 +138,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     finally:
         if panel:
             panel.stop()
+        if leds:
+            leds[1].stop()
+            leds[0].stop()
     return 0
 
 
@@ -142,6 +158,10 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--model", help="the game's taught detector folder (Forbidden Desert: required for live tracking)")
     p.add_argument("--calibration", help="camera calibration YAML (assistant calibrate camera)")
     p.add_argument("--fps", type=float, default=30.0, help="frame rate of the source (frames/s)")
+    p.add_argument("--leds", metavar="PORT", help="the LED board: a serial port or URL (loop://, socket://...), "
+                                                  "or 'auto' to find it by USB id; it may be plugged in later")
+    p.add_argument("--led-layout", help="cell -> LED layout file (default: the bundled one of the game)")
+    p.add_argument("--led-backend", choices=["adalight", "wled"], default="adalight", help="the board's protocol")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
     p.add_argument("--port", type=int, default=8750, help="TCP port (0: any free port)")
     p.set_defaults(func=_cmd_serve)

@@ -120,7 +120,12 @@ function setStatus(text, bad = false) { $("status").textContent = text; $("statu
 
 function connect() {
   const es = new EventSource(`/api/stream${q}`);   // the browser reconnects by itself after a drop
-  es.addEventListener("snapshot", (e) => { draw(JSON.parse(e.data)); setStatus(`live · revision ${last.revision}`); });
+  es.addEventListener("snapshot", (e) => {
+    draw(JSON.parse(e.data));
+    const devices = Object.entries(last.devices || {}).map(([name, status]) => `${name}: ${status}`);
+    const trouble = devices.some((d) => /unplugged|not found|retrying|error/i.test(d));
+    setStatus(["live · revision " + last.revision, ...devices].join(" · "), trouble);
+  });
   es.onerror = () => setStatus("connection lost, reconnecting…", true);
 }
 
