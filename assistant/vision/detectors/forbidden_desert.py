@@ -425,6 +425,8 @@ LAB_BINS = 32                    #: bins per Lab axis of the pixel colour model
 #: a colour's change counts as a pawn that came or went when it covers this share of the area
 #: a pawn shows in the crop (``PawnPixels.teach`` measures it on rendered moves)
 PAWN_SHARE = 0.15
+#: the change threshold: DIFF_NOISE x the noise of a crop pair, within DIFF_RANGE (grey levels)
+DIFF_NOISE, DIFF_RANGE = 5.0, (22.0, 40.0)
 #: a blob read as a pawn this weakly or less is more likely no pawn (see pawn_reading)
 NEITHER_BELOW = 0.35
 #: a pawn read arriving this strongly makes its leaving its old cell likelier by PAIR_PRIOR x strength
@@ -433,10 +435,15 @@ PAIR_STRENGTH, PAIR_PRIOR, PAIR_STRENGTH_SHARE = 0.5, 0.3, 0.8
 TILE_CHANGE_PAWNS = 3.0
 
 
-def _diff_mask(a: np.ndarray, b: np.ndarray, threshold: float = 40.0) -> np.ndarray:
-    """Pixels where two balanced crops differ by more than ``threshold`` in some channel,
-    specks removed: ``(H, W) bool``."""
+def _diff_mask(a: np.ndarray, b: np.ndarray, threshold: float | None = None) -> np.ndarray:
+    """Pixels where two balanced crops ``(H, W, 3) uint8`` differ by more than ``threshold`` in
+    some channel, specks removed: ``(H, W) bool``. By default the threshold follows the noise
+    of the pair: ``DIFF_NOISE`` times the robust spread of the differences (most pixels did not
+    change), within ``DIFF_RANGE``."""
     diff = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=-1)
+    if threshold is None:
+        spread = 1.4826 * float(np.median(diff))            # |difference| of unchanged pixels ~ noise
+        threshold = float(np.clip(DIFF_NOISE * spread, *DIFF_RANGE))
     return cv2.morphologyEx((diff > threshold).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
 
 
