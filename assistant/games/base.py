@@ -269,6 +269,20 @@ class Game(ABC):
         its JSON object; ``None`` hides it entirely. The default shows every event whole."""
         return dict(event)
 
+    def amend_setup(self, setup: Mapping[str, Any], changes: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
+        """The set-up after ``changes`` made at the table before the first event (``seat``
+        ``None``: the referee, who may change any field; a seat: only what that player chooses,
+        by default nothing). The result is validated by :meth:`new_state` afterwards.
+
+        Raises
+        ------
+        PermissionError
+            When ``seat`` may not change those fields (one sentence says what it may change).
+        """
+        if seat is not None:
+            raise PermissionError(f"Player {seat + 1} chooses nothing in the set-up of {self.title}; the referee sets it up.")
+        return {**setup, **changes}
+
     def board_svg(self, state: Any, seat: int | None) -> str:
         """The board as an SVG document drawn from ``state`` for ``seat`` (``None``: the public
         table), showing nothing that seat may not know. The default is an empty drawing."""

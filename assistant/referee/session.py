@@ -212,6 +212,39 @@ class Session:
             self._publish()
             return {"index": len(self.applied), "ok": True}
 
+    def amend_setup(self, changes: Any, role: Role) -> dict[str, Any]:
+        """Change the set-up at the table before the first event (the game's
+        :meth:`~assistant.games.base.Game.amend_setup` says who may change what: in Discovery
+        Island each player chooses the opponent's landing hex). The record's header is rewritten;
+        returns ``{"ok": true}``.
+
+        Raises
+        ------
+        SessionError
+            400 for changes that are not an object or make the set-up invalid (the field is
+            named), 403 for a role that may not change them, 409 once the game has begun.
+        """
+        if role is None:
+            raise SessionError(403, "read_only", "The public view cannot change the set-up.")
+        if not isinstance(changes, dict) or not changes:
+            raise SessionError(400, "malformed", "Set-up changes must be a non-empty JSON object.")
+        with self.changed:
+            if self.applied:
+                raise SessionError(409, "game_begun", "The game has begun: the set-up can no longer change.")
+            try:
+                setup = self.game.amend_setup(self.header["setup"], changes, role if isinstance(role, int) else None)
+            except PermissionError as exc:
+                raise SessionError(403, "not_yours_to_set", str(exc)) from None
+            header = {**self.header, "setup": setup}
+            try:
+                game, start = parse_header(header, 1, self.journal.path.resolve().parent)
+            except MalformedError as exc:
+                raise SessionError(400, "malformed", f"That set-up is invalid: {exc}.") from None
+            self.journal.rewrite(header, [])
+            self.header, self.start_state, self.state = header, start, start
+            self._publish()
+            return {"ok": True}
+
     def can_undo(self, role: Role) -> bool:
         """Whether ``role`` may undo the last event now: Board Game Arena's rule, within the
         current player's turn only, never across revealed information or another player's

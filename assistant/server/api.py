@@ -73,6 +73,12 @@ def post_event():
     return jsonify(result), 201
 
 
+@bp.post("/setup")
+def amend_setup():
+    """Change the set-up before the first event (who may change what: the game decides)."""
+    return jsonify(session().amend_setup(body(), role()))
+
+
 @bp.post("/undo")
 def undo():
     """Take back the last event (Board Game Arena's rule; see ``Session.can_undo``)."""

@@ -57,6 +57,10 @@ def document() -> dict[str, Any]:
             "/api/events": {"post": _op("Apply one event (a move or a correction)", {"201": _json("applied: index and ok")},
                                         (400, 403, 409),
                                         requestBody={"required": True, "content": {"application/json": {"schema": event}}})},
+            "/api/setup": {"post": _op("Change the set-up before the first event (Discovery Island: each player "
+                                       "chooses the opponent's landing hex)", {"200": _json("done")}, (400, 403, 409),
+                                       requestBody={"required": True, "content": {"application/json": {
+                                           "schema": {"type": "object"}}}})},
             "/api/undo": {"post": _op("Take back the last event within the current player's turn",
                                       {"200": _json("events left")}, (403, 409))},
             "/api/notices/{notice_id}/dismiss": {"post": _op(

@@ -143,3 +143,19 @@ def test_a_question_is_answered_by_choosing_an_explanation(browser, tmp_path):
     page.wait_for_function("document.querySelectorAll('.notice.ask').length === 0")
     assert [a.obj for a in s.applied] == [moves[1].to_json()] and s.applied[0].actor == mover
     page.close()
+
+
+def test_a_player_sets_the_opponents_landing_on_the_tablet(browser, tmp_path, island_pair):
+    first, _ = island_pair(tmp_path / "pair")
+    s = Session.start("discovery-island", first.header["setup"], None, tmp_path / "di.jsonl")
+    base = serve(s)
+    page = browser.new_page(viewport={"width": 800, "height": 1280})
+    page.goto(f"{base}/seat/0?token={s.tokens['0']}")
+    page.wait_for_selector("#landing-hex")
+    target = s.header["setup"]["landing"][0]           # a valid land hex: player 1's own landing
+    page.fill("#landing-hex", f"{target[0]},{target[1]}")
+    with page.expect_response(lambda r: r.url.endswith("/api/setup")) as answer:
+        page.click("#landing button[type=submit]")
+    assert answer.value.status == 200
+    assert s.header["setup"]["landing"][1] == target
+    page.close()

@@ -154,3 +154,29 @@ def test_a_clue_is_seen_by_its_learner_only(tmp_path, island_pair):
     assert a.snapshot(0)["view"]["clues"] != b.snapshot(0)["view"]["clues"]
     assert _everything(a, 1) == _everything(b, 1)
     assert _everything(a, None) == _everything(b, None)
+
+
+def test_each_player_chooses_where_the_other_lands_before_the_first_event(tmp_path, island_pair):
+    s, _ = island_pair(tmp_path / "a")                  # a set-up, then two events: too late to change
+    import pytest as _pytest
+
+    with _pytest.raises(SessionError) as exc:
+        s.amend_setup({"landing": [3, 3]}, 0)
+    assert exc.value.status == 409
+    fresh = Session.start("discovery-island", s.header["setup"], None, tmp_path / "b.jsonl")
+    island = load_map("example")
+    land = sorted(island.featureless_land)
+    target = list(to_offset(*land[7]))
+    assert fresh.amend_setup({"landing": target}, 0) == {"ok": True}          # player 1 places player 2
+    assert fresh.header["setup"]["landing"][1] == target
+    assert read_record(tmp_path / "b.jsonl").header["setup"]["landing"][1] == target
+    assert fresh.snapshot(0)["view"]["opponent_position"] == target
+    with _pytest.raises(SessionError) as exc:
+        fresh.amend_setup({"equipment": [[], []]}, 0)
+    assert exc.value.status == 403
+    sea = next([c, r] for c in range(island.width) for r in range(island.height)
+               if island.terrain(to_axial(c, r)) == "sea")
+    with _pytest.raises(SessionError) as exc:
+        fresh.amend_setup({"landing": sea}, 1)
+    assert exc.value.status == 400 and "landing" in str(exc.value)
+    assert fresh.header["setup"]["landing"][1] == target                      # nothing lost

@@ -65,6 +65,17 @@ class DiscoveryIsland(Game):
             shown.pop("clue", None)
         return shown
 
+    def amend_setup(self, setup: Mapping[str, Any], changes: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
+        """§5.1: each player chooses, in secret, where the *other* lands; a seat may set only
+        ``{"landing": [col, row]}`` (its opponent's landing hex). The referee may change anything."""
+        if seat is None:
+            return {**setup, **changes}
+        if set(changes) != {"landing"}:
+            raise PermissionError(f"Player {seat + 1} may only choose where the opponent lands: send {{\"landing\": [col, row]}}.")
+        landing = [list(h) for h in setup["landing"]]
+        landing[1 - seat] = changes["landing"]
+        return {**setup, "landing": landing}
+
     def board_svg(self, state: State, seat: int | None) -> str:
         """The island with what ``seat`` may know (:func:`~.drawing.board_svg`)."""
         return drawing.board_svg(state.cfg.island, views.view(state, seat))

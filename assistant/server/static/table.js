@@ -92,6 +92,28 @@ function draw(snap) {
     return div;
   }));
   if (seat !== null || isReferee) loadLegal();
+  landingForm(snap);
+}
+
+// Discovery Island, before the first event: each player chooses where the opponent lands (§5.1).
+function landingForm(snap) {
+  let form = $("landing");
+  const wanted = snap.game === "discovery-island" && seat !== null && snap.events === 0;
+  if (!wanted) { if (form) form.remove(); return; }
+  if (form) return;
+  form = document.createElement("form"); form.id = "landing";
+  const label = document.createElement("label"), input = document.createElement("input"), b = document.createElement("button");
+  label.htmlFor = "landing-hex"; label.textContent = "Where does your opponent land? (column,row as printed)";
+  input.id = "landing-hex"; input.inputMode = "numeric"; input.placeholder = "12,8"; input.required = true;
+  b.type = "submit"; b.textContent = "Set";
+  form.append(label, input, b);
+  form.onsubmit = async (e) => {
+    e.preventDefault();
+    const parts = input.value.split(",").map((x) => Number(x.trim()));
+    if (parts.length !== 2 || parts.some((x) => !Number.isInteger(x))) { setStatus("Give the hex as column,row, e.g. 12,8.", true); return; }
+    if ((await post("/api/setup", { landing: parts })).ok) setStatus(`Your opponent lands on ${parts.join(",")}.`);
+  };
+  $("actions").after(form);
 }
 
 async function loadLegal() {
