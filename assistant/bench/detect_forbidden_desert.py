@@ -11,8 +11,8 @@
 - latency from the last frame with a hand over the board to the commit (s).
 
 Teaching uses seeds 1-2 and the ``train`` conditions; measuring uses seeds 101, 111, 202, 212
-and games from 1001: none of them was looked at while tuning (tuning used pawn-move seeds 5-6
-and games 2001-2002).
+and games from 1001: none of them was looked at while tuning (tuning used pawn-move seeds 5-8,
+other-change seed 9 and games 2001-2005).
 """
 
 from __future__ import annotations
