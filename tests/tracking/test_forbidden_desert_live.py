@@ -70,3 +70,32 @@ def test_a_game_acted_out_on_the_table_is_tracked_without_wrong_commits(detector
     assert result["wrong"] == 0
     assert result["right"] >= 0.6 * result["visible"], dict(result)
     assert result["latencies"] and max(result["latencies"]) <= 1.0
+
+
+def test_detect_command_reads_a_still_image(detector, tmp_path):
+    """``assistant detect`` on one rendered photo of a table: every slot, mostly right."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import cv2
+
+    model = detector.save(tmp_path / "model")
+    frame, _h, _k, scene = next(synth.views(91, 1, "normal", size=(960, 540)))
+    cv2.imwrite(str(tmp_path / "table.png"), frame)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    run = subprocess.run([sys.executable, "-m", "assistant", "detect", str(tmp_path / "table.png"), "--game",
+                          "forbidden-desert", "--model", str(model), "--json"], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    truth = fd.truth_of(scene)
+    faces = [r for r in rows if r["slot"][0] == "face"]
+    assert len(faces) == 25 and {"label", "confidence", "margin"} <= set(faces[0])
+    right = sum(r["label"] == truth[("face", r["slot"][1], r["slot"][2])] for r in faces)
+    assert right >= 24
+    bad = subprocess.run([sys.executable, "-m", "assistant", "detect", str(tmp_path / "none.png"), "--game",
+                          "forbidden-desert", "--model", str(model)], capture_output=True, text=True, env=env)
+    assert bad.returncode == 2 and "not a readable image" in bad.stderr
