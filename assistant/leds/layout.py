@@ -70,6 +70,10 @@ class Layout:
         The user's cap, 0..1.
     source : str
         Where it was read from (for messages).
+    surface : str
+        What the LEDs sit under: ``"mat"`` (the play mat's cells, the default) or ``"island"``
+        (a Discovery Island map, keys ``col,row`` as printed), which shows the walker's possible
+        positions.
     """
 
     name: str
@@ -80,6 +84,7 @@ class Layout:
     supply_ma: float = 2000.0
     brightness: float = 1.0
     source: str = "<layout>"
+    surface: str = "mat"
 
     @property
     def full_white_ma(self) -> float:
@@ -210,6 +215,9 @@ def parse_layout(data: dict, source: str = "<layout>") -> Layout:
     game = data.get("game")
     if game is not None and not isinstance(game, str):
         raise _err(source, "game", f"must be a string, not {game!r}")
+    surface = data.get("surface", "mat")
+    if surface not in ("mat", "island"):
+        raise _err(source, "surface", f"must be 'mat' or 'island', not {surface!r}")
     cells: dict = {}
     grid = data.get("grid")
     if grid is not None:
@@ -261,7 +269,7 @@ def parse_layout(data: dict, source: str = "<layout>") -> Layout:
     return Layout(name=name, game=game, led_count=led_count, cells=cells,
                   ma_per_led=_number(source, power, "ma_per_led", 60.0, 1e-3, None),
                   supply_ma=_number(source, power, "supply_ma", 2000.0, 0.0, None),
-                  brightness=_number(source, power, "brightness", 1.0, 0.0, 1.0), source=source)
+                  brightness=_number(source, power, "brightness", 1.0, 0.0, 1.0), source=source, surface=surface)
 
 
 def load_layout(path: str | Path) -> Layout:

@@ -6,7 +6,9 @@ After every change of the session the cells to light are worked out from it and 
 - an illegal move's cells blink vermillion; a question's cells pulse blue; the cells of a
   correction to make (where a tile must go after a storm card) pulse bluish green;
 - the current player's legal targets (the cells their legal events name: ``to``, ``cell``,
-  ``at``) glow yellow.
+  ``at``) glow yellow;
+- with a layout under a Discovery Island map (``surface = "island"``), the walker's possible
+  positions (rules §6.2: deduced from what the walker has seen, so no secret) glow sky blue.
 
 Colours are Okabe-Ito; blinking and pulsing are the second cue. Cells the layout does not map
 (a Discovery Island island hex, say) are left out. The board's status (connected, unplugged,
@@ -22,6 +24,7 @@ from ..referee.session import Session
 
 NOTICE_LIGHT = {"illegal": ("#D55E00", "blink"), "ask": ("#0072B2", "pulse"), "info": ("#009E73", "pulse")}
 TARGET_LIGHT = ("#F0E442", "solid")
+POSSIBLE_LIGHT = ("#56B4E9", "solid")
 #: Parameters of an event that name a cell of the board.
 CELL_PARAMS = ("to", "cell", "at")
 #: Only this many of the newest notices light cells.
@@ -35,15 +38,20 @@ def _key(value: Any):
     return value
 
 
-def lights(session: Session, mapped: set) -> dict:
+def lights(session: Session, mapped: set, surface: str = "mat") -> dict:
     """The cells to light now: ``{cell key: (colour, effect)}`` over the keys in ``mapped``.
 
-    Notices outrank legal targets on a cell; newer notices outrank older ones.
+    Notices outrank legal targets on a cell; newer notices outrank older ones. On an
+    ``"island"`` surface only the walker's possible positions are shown (the notices and targets
+    name mat cells).
     """
     with session.changed:
         notices = list(session.notices)[-NOTICES_SHOWN:]
         state = session.state
         mover = session.game.to_move(state)
+        if surface == "island":
+            seat_view = session.game.view(state, mover) if isinstance(mover, int) else {}
+            return {tuple(c): POSSIBLE_LIGHT for c in seat_view.get("candidates", []) if tuple(c) in mapped}
         events = session.game.legal_events(state) if isinstance(mover, int) else []
     out: dict = {}
     for event in events:
@@ -75,6 +83,7 @@ class LedView:
     def __init__(self, session: Session, board: Any):
         self.session, self.board = session, board
         self.mapped = set(board.layout.cells)
+        self.surface = getattr(board.layout, "surface", "mat")
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="led-view", daemon=True)
 
@@ -93,7 +102,7 @@ class LedView:
             now = self.session.wait(revision, 1.0)
             if now != revision:
                 revision = now
-                self.board.show(lights(self.session, self.mapped))
+                self.board.show(lights(self.session, self.mapped, self.surface))
             if self.board.status != shown_status:
                 shown_status = self.board.status
                 self.session.set_device("LED board", shown_status)

@@ -79,3 +79,22 @@ def test_targets_and_an_illegal_move_light_the_board(tmp_path):
     finally:
         view.stop()
         board.stop()
+
+
+def test_under_an_island_map_the_walkers_possible_positions_glow(tmp_path, island_pair):
+    from assistant.games.discovery_island.geometry import to_offset
+    from assistant.games.discovery_island.island import load_map
+    from assistant.leds.layout import parse_layout
+    from assistant.server.leds import POSSIBLE_LIGHT
+
+    s, _ = island_pair(tmp_path)
+    island = load_map("example")
+    cells = {f"{c},{r}": [k] for k, (c, r) in enumerate(sorted(to_offset(*h) for h in island.land))}
+    layout = parse_layout({"surface": "island", "cells": cells}, "island.toml")
+    walker = s.game.to_move(s.state)
+    lit = lights(s, set(layout.cells), layout.surface)
+    possible = {tuple(c) for c in s.game.view(s.state, walker)["candidates"]}
+    assert lit and set(lit) == possible and set(lit.values()) == {POSSIBLE_LIGHT}
+    assert lights(s, set(layout.cells), "mat") != lit
+    with __import__("pytest").raises(ValueError, match="surface"):
+        parse_layout({"surface": "table", "cells": cells}, "bad.toml")
