@@ -24,7 +24,10 @@ more reliably (and explain better) than a classifier taught on a few hundred cro
   white, with saturated channels treated as censored and an additive glare (bounded by how much
   the clearing's black ring is lifted) as a nuisance; the light's colour comes from unsaturated
   paper or, when the paper saturates, from the black rings; the letter on a pawn covers too
-  little to move the median;
+  little to move the median, but a *light* outlier in the pawn's middle (the 95th percentile
+  over the median, within :data:`LETTER_MM` of the pawn's centre) is the white letter of red,
+  blue and green (black on the others): evidence that survives a light clipping the pawn's
+  colour (a red whose R clips looks orange), while a blur that hides the letter gives none;
 - **arrow** (``none`` / ``forward`` / ``backward``): just behind the side an arrow crosses it is
   hollow (white), just ahead of it solid black, and no piece reaches within 4 mm of a side's
   midpoint; the median ink of two small zones either side of the midpoint (1-4 mm along the
@@ -91,6 +94,9 @@ BLACK_LEVEL = 0.15                             #: what the kit's black shows of 
 BLACK_FLOOR = 0.10                             #: the least it can show (printed black is ~0.12)
 GLARE_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)       #: glare levels tried, as shares of the ring's excess
 BRIGHT_STEPS = (1.0, 1.25, 1.6, 2.0, 2.6, 3.5)  #: how far beyond 255 a saturated paper may be
+LETTER_MM = 4.0            #: where a pawn's letter is looked for (a 5 mm capital at the pawn's centre)
+LETTER_AT, LETTER_SCALE, LETTER_CAP = 0.30, 0.05, 3.0   #: light outlier (share of white): white letter, scale, bound
+SIGMA_SPAN_CAP = 255.0     #: the colour noise grows with the level up to what the camera can show, not beyond
 LIFTED_FOREST = 0.7                            #: a forest's darkest ink below this: light added on top
 
 
@@ -142,6 +148,8 @@ class HexLook(NamedTuple):
     spread: float = 0.0
     ring_core_bgr: np.ndarray | None = None
     green: float = 0.0
+    letter_light: float = 0.0
+    letter_dark: float = 0.0
 
     def clearing_like(self) -> bool:
         """A dark ring round a light gap (a clearing, whose ring can serve as a black reference)."""
@@ -450,11 +458,14 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
                       yy[o:o + k + 2 * s, o:o + k + 2 * s] - (dy + (py - cy_px) / ppm))
     else:
         rp = r
+    glyph = inner[rp <= LETTER_MM] / np.maximum(white.astype(np.float32), 1.0)
+    g_lo, g_mid, g_hi = np.percentile(glyph, (5, 50, 95), axis=0)
     return HexLook(visible, white, float(np.median(ink[gap_m])), float(np.median(ink[ring_m])),
                    (float(dx), float(dy)), np.median(inner[ring_m], axis=0).astype(np.float64),
                    np.median(inner[rp <= CENTRE_MM], axis=0).astype(np.float64),
                    float(np.percentile(ink[r <= DARK_MM], 97)), even, float(resp[iy, ix]), float(hi - lo),
-                   np.percentile(inner[ring_m], 10, axis=0).astype(np.float64), _greenness(inner, white, gap_m))
+                   np.percentile(inner[ring_m], 10, axis=0).astype(np.float64), _greenness(inner, white, gap_m),
+                   float(np.max(g_hi - g_mid)), float(np.max(g_mid - g_lo)))
 
 
 def piece_reading(look: HexLook) -> Reading:
@@ -500,7 +511,8 @@ def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndar
     g))``: ``white`` is the paper's white (BGR 0-255, may exceed 255), ``g`` an additive neutral
     glare in ``[0, glare_max]`` (steps :data:`GLARE_STEPS`) and ``k`` a brightness factor among
     ``bright_steps`` (when the paper saturates in every channel, how far beyond 255 it lies is
-    unknown). Each channel is Gaussian with sigma ``COLOUR_NOISE + COLOUR_REL * (k * white - g)``;
+    unknown). Each channel is Gaussian with sigma ``COLOUR_NOISE + COLOUR_REL * min(k * white - g,
+    SIGMA_SPAN_CAP)`` (a level beyond what the camera can show must not make every colour fit);
     a channel saturated in both observation and prediction matches, one saturated only in the
     observation counts as ">= 255" (a censored value).
 
@@ -524,7 +536,7 @@ def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndar
     w = (np.asarray(bright_steps, np.float64)[:, None] * np.asarray(white, np.float64)[None, :])[None, None]
     span = np.maximum(w - g, 0.0)
     pred = np.minimum(255.0, g + rho * span)                                           # (C, G, K, 3)
-    sigma = COLOUR_NOISE + COLOUR_REL * span
+    sigma = COLOUR_NOISE + COLOUR_REL * np.minimum(span, SIGMA_SPAN_CAP)
     obs = np.asarray(observed, np.float64)
     obs_clip = obs >= SATURATED
     diff = np.where(obs_clip, np.minimum(pred - 255.0, 0.0), pred - obs)
@@ -578,12 +590,19 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     names = [p.name for p in PAWN_COLOURS]
     refl = np.array([np.array(p.bgr) / 255.0 for p in PAWN_COLOURS] + backs)
     ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
-    scores = dict(zip(names, ll[:len(names)].tolist()))
-    scores["none"] = float(ll[len(names):].max())
+    # "none" first: on a tie (a middle clipped to white fits every colour) the commoner reading wins
+    scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
     if piece_label == "clearing" and sure_piece:
         # shape evidence, independent of colour: a pawn's disc, rim and letter make the middle
         # uneven, an empty clearing's grey is plain (this decides when the light clips both to white)
         scores["none"] += float(np.clip((SPREAD_AT - look.spread) / SPREAD_SCALE, -SPREAD_CAP, SPREAD_CAP))
+    if piece_label == "clearing":
+        # the letter: white on red, blue and green, black on the others; a light outlier in the
+        # pawn's middle (a blur that hides the letter gives no evidence either way)
+        white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
+        for p in PAWN_COLOURS:
+            if tuple(p.ink) == (255, 255, 255):
+                scores[p.name] += white_letter
     order = sorted(scores, key=scores.get, reverse=True)
     margin = COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
     uneven = piece_label == "clearing" and look.ring_even < RING_EVEN and look.ring < RING_LIFTED
