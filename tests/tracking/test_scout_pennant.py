@@ -424,5 +424,37 @@ def test_a_piece_hidden_by_a_glare_spot_is_not_read_empty_and_sure():
     hidden = HexLook(True, white, 0.0, 0.021, (0.0, 0.0), white, white, dark=0.34, contrast=0.11,
                      ring_core_bgr=np.array([160.0, 167.7, 173.7]))
     assert hidden.washed() and piece_reading(hidden).label == "empty" and not piece_reading(hidden).sure
-    empty = hidden._replace(ring_core_bgr=white * 0.95)
+    empty = hidden._replace(ring_core_bgr=white * 0.95, dark=0.01)     # bare paper: no dark ink anywhere
     assert not empty.washed() and piece_reading(empty).sure
+    # a piece all but clipped away keeps a little dark ink where its blacks are (tuning seed 37)
+    clipped = empty._replace(dark=0.15)
+    assert clipped.washed() and not piece_reading(clipped).sure
+
+
+def test_a_blurred_clearing_is_told_from_a_forest_by_its_colour():
+    """A defocus darkens a clearing's grey gap to a forest's ink (tuning seed, blur 2.5 px), but
+    the gap stays grey: the green excess decides."""
+    from assistant.vision.kits.scout_pennant_detect import HexLook, piece_reading
+
+    white = np.array([255.0, 255.0, 251.0])
+    blurred = HexLook(True, white, 0.45, 0.40, (0.3, -0.2), white * 0.55, white * 0.8, dark=0.62, contrast=-0.02,
+                      ring_core_bgr=white * 0.45, green=-0.01)
+    assert piece_reading(blurred).label == "clearing"
+    assert piece_reading(blurred._replace(green=0.19)).label == "forest"
+
+
+def test_a_clipped_red_pawn_is_told_from_orange_by_its_white_letter():
+    """Under a bright lamp a red pawn's R clips and its G rises: its colour fits orange as well,
+    but its letter is white (orange's is black). Measures of tuning seed 30, point light."""
+    from assistant.vision.kits.scout_pennant_detect import HexLook, patrol_reading, piece_reading
+
+    white = np.array([255.0, 255.0, 255.0])
+    chroma = np.array([0.88, 1.0, 1.12])
+    look = HexLook(True, white, 0.0, 0.75, (0.2, 0.1), np.array([74.0, 84.0, 94.0]), np.array([4.0, 228.0, 255.0]),
+                   dark=0.72, ring_even=0.95, contrast=0.6, spread=0.43, ring_core_bgr=np.array([63.0, 71.0, 80.0]),
+                   green=-0.01, letter_light=0.62, letter_dark=0.25)
+    piece = piece_reading(look)
+    assert piece.label == "clearing" and piece.sure
+    assert patrol_reading(look, piece, chroma).label == "red"
+    assert patrol_reading(look, piece, chroma).sure
+    assert not patrol_reading(look._replace(letter_light=0.12), piece, chroma).sure    # colour alone: a tie

@@ -78,6 +78,7 @@ SATURATED = 250.0           #: a white reference this bright (0-255) in some cha
 #: daylight / warm-lamp / cool-ceiling lights; the benchmark uses other seeds and conditions)
 WASHED_FOREST, WASHED_CLEARING = 0.6, 0.5     #: darkest ink below which a piece's blacks are lifted
 WASHED_RING = 0.45                             #: a clearing's ring this light is washed out
+HIDDEN_DARK = 0.09                             #: an "empty" hex whose darkest ink (97th percentile) is above this hides a piece
 HIDDEN_CORE = 0.8                              #: an "empty" hex whose ring core is this far below white hides a piece
 RING_EVEN, RING_LIFTED = 0.8, 0.75             #: uneven (a quarter this much lighter) and lifted (below
                                                #: this ink) together: glare beside the clearing
@@ -97,6 +98,7 @@ BRIGHT_STEPS = (1.0, 1.25, 1.6, 2.0, 2.6, 3.5)  #: how far beyond 255 a saturate
 LETTER_MM = 4.0            #: where a pawn's letter is looked for (a 5 mm capital at the pawn's centre)
 LETTER_AT, LETTER_SCALE, LETTER_CAP = 0.30, 0.05, 3.0   #: light outlier (share of white): white letter, scale, bound
 SIGMA_SPAN_CAP = 255.0     #: the colour noise grows with the level up to what the camera can show, not beyond
+LIFTED_RATIO = 1.85                            #: a lightened forest's white-balanced G / max(B, R) below this: glare
 LIFTED_FOREST = 0.7                            #: a forest's darkest ink below this: light added on top
 
 
@@ -160,12 +162,35 @@ class HexLook(NamedTuple):
         clearing's grey gap with its black ring and the pawn's rim leaves it grey."""
         return self.green > GREEN_AT
 
-    def lifted(self) -> bool:
+    def lifted(self, chroma: np.ndarray | None = None) -> bool:
         """A forest whose dark green is lighter than any light or blur of the kit's design leaves
-        it: glare close by (a side of it may be washed out too)."""
+        it, and (given the light's ``chroma``) whose green is paled: glare close by (a side of it
+        may be washed out too).
+
+        A bright lamp that clips the paper also makes the forest look lighter *against the
+        clipped white*, but scales its channels together, so its white-balanced
+        ``G / max(B, R)`` stays at the print's ~2.2; glare adds the same light to every channel
+        and pulls the ratio towards 1 (on the tuning seeds: below ~1.7 next to the arrows misread
+        under glare, >= ~2.0 for 95 % of the forests a bright lamp alone lightens).
+
+        Parameters
+        ----------
+        chroma : (3,) float, optional
+            :func:`light_chroma` of the board; without it the ratio is not looked at (any
+            lightened forest counts as lifted).
+
+        Returns
+        -------
+        bool
+        """
         size = math.hypot(self.gap, self.ring)
         forest_like = size > PRESENT_ABOVE and self.contrast < 0.0 and self.gap > self.ring
-        return forest_like and self.dark < LIFTED_FOREST
+        if not (forest_like and self.dark < LIFTED_FOREST):
+            return False
+        if chroma is None:
+            return True
+        c = np.asarray(self.centre_bgr, np.float64) / np.maximum(np.asarray(chroma, np.float64), 1e-6)
+        return bool(c[1] / max(c[0], c[2], 1.0) < LIFTED_RATIO)
 
     def washed(self) -> bool:
         """A piece whose blacks are lifted: glare (light added on top) or a blur beyond the kit's
@@ -183,7 +208,11 @@ class HexLook(NamedTuple):
         (its darkest tenth below :data:`HIDDEN_CORE` of the local white in some channel): a
         piece's blacks lifted by glare to a light grey, not paper (on the tuning seeds, empty
         hexes stay at >= 0.91 of the white under every stress light, pieces hidden by a glare
-        spot at ~0.64)."""
+        spot at ~0.64); or whose darkest ink (:attr:`dark`) is above :data:`HIDDEN_DARK` (bare
+        paper stays below ~0.085 under every tuning light, a piece all but clipped by a glare
+        spot keeps ~0.1-0.2 where its blacks are)."""
+        if self.dark > HIDDEN_DARK:
+            return True
         if self.ring_core_bgr is None:
             return False
         ratio = np.asarray(self.ring_core_bgr, np.float64) / np.maximum(np.asarray(self.white, np.float64), 1.0)
@@ -733,7 +762,7 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
             if (e.a, e.b) != (a, b):           # the layout lists it the other way round
                 e = Edge(a, b, e.midpoint_mm, (e.angle_deg + 180.0) % 360.0)
             out[slot] = arrow_reading(frame, homography, e, (la.white + lb.white) / 2, ppm, la.visible and lb.visible,
-                                      la.washed() or lb.washed() or la.lifted() or lb.lifted())
+                                      la.washed() or lb.washed() or la.lifted(chroma) or lb.lifted(chroma))
     if misregistered:
         out = {slot: Reading(r.label, 0.0, 0.0) for slot, r in out.items()}
     return out
