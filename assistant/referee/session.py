@@ -98,6 +98,8 @@ class Session:
         self._cache: dict[tuple, dict] = {}
         self.seats = _seats(game, start)
         self.devices: dict[str, str] = {}
+        #: cells the referee asked the camera to look at again (taken by the live loop)
+        self.reread: list = []
 
     # -- construction -----------------------------------------------------------------------
 
@@ -307,6 +309,25 @@ class Session:
                 raise SessionError(404, "no_such_notice", f"There is no notice {notice_id}.")
             self.notices = kept
             self._publish()
+
+    def request_reread(self, cells: Any, role: Role) -> dict[str, Any]:
+        """Ask the camera to look again at ``cells`` (a list of the game's cell ids) at its next
+        still frame: the correction for a cell the camera read wrong, once the piece on it is
+        right. Returns ``{"cells": n}``.
+
+        Raises
+        ------
+        SessionError
+            403 unless the referee asks; 400 for anything but a non-empty list of cells.
+        """
+        if role != "referee":
+            raise SessionError(403, "referee_only", "Only the referee token can ask the camera to look again.")
+        if not isinstance(cells, list) or not cells or not all(isinstance(c, (list, str)) for c in cells):
+            raise SessionError(400, "malformed", "Give the cells as a non-empty list, e.g. [[2, 3]].")
+        with self.changed:
+            self.reread.extend(tuple(c) if isinstance(c, list) else c for c in cells)
+            self._notice("info", "Looking again at the cells asked for.", cells)
+            return {"cells": len(cells)}
 
     def set_device(self, name: str, status: str) -> None:
         """Show a device's status (``"LED board"``: ``"connected to /dev/ttyUSB0"``,

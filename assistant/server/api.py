@@ -79,6 +79,13 @@ def amend_setup():
     return jsonify(session().amend_setup(body(), role()))
 
 
+@bp.post("/reread")
+def reread():
+    """Ask the camera to look again at some cells (referee token): ``{"cells": [[r, c], ...]}``."""
+    data = body()
+    return jsonify(session().request_reread(data.get("cells") if isinstance(data, dict) else None, role()))
+
+
 @bp.post("/undo")
 def undo():
     """Take back the last event (Board Game Arena's rule; see ``Session.can_undo``)."""

@@ -150,6 +150,26 @@ class LiveTable:
         with self._lock:
             return self._jpeg
 
+    def _look_again(self, image: np.ndarray, watch: WatchOutput, index: int) -> Verdict | None:
+        """Re-read the cells the referee asked for on this still frame and explain them, as if
+        the motion gate had reported them (the game's loop reads them its own way)."""
+        with self.session.changed:
+            cells, self.session.reread = list(self.session.reread), []
+        if not cells:
+            return None
+        loop, homography = self.loop, watch.track.homography
+        frame = loop.undistort(image) if getattr(loop, "undistort", None) is not None else image
+        tracker = loop.tracker
+        if hasattr(tracker, "see"):                                   # Scout Pennant
+            return tracker.see(frame, homography, cells)
+        if hasattr(tracker, "on_change"):                             # Discovery Island
+            from ..vision.motion import StableChange
+
+            return tracker.on_change(frame, homography, StableChange(index, index / self.fps, cells))
+        slots = tracker.model.slots(cells)                            # Forbidden Desert
+        readings = loop.detector.read(frame, homography, loop.camera_matrix, slots, loop.reference)
+        return tracker.explain(readings, cells)
+
     def _sync(self) -> None:
         """Give the tracker the events entered on tablets; rebuild it after an undo."""
         with self.session.changed:
@@ -206,9 +226,12 @@ class LiveTable:
             step = self.loop.process(frame.image, index, index / self.fps)
             index += 1
             self.status = step.watch.status
-            if step.verdict is not None:
-                self.deliver(step.verdict)
-                self._marked = (step.verdict.kind, list(step.verdict.cells))
+            verdict = step.verdict
+            if verdict is None and self.session.reread and step.watch.status == "still" and step.watch.track.ok:
+                verdict = self._look_again(frame.image, step.watch, index)
+            if verdict is not None:
+                self.deliver(verdict)
+                self._marked = (verdict.kind, list(verdict.cells))
             self._publish(step.watch)
 
     def _outline(self, view: np.ndarray) -> None:

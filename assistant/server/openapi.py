@@ -61,6 +61,11 @@ def document() -> dict[str, Any]:
                                        "chooses the opponent's landing hex)", {"200": _json("done")}, (400, 403, 409),
                                        requestBody={"required": True, "content": {"application/json": {
                                            "schema": {"type": "object"}}}})},
+            "/api/reread": {"post": _op("Ask the camera to look again at some cells (referee)",
+                                        {"200": _json("cells queued")}, (400, 403),
+                                        requestBody={"required": True, "content": {"application/json": {
+                                            "schema": {"type": "object", "required": ["cells"],
+                                                       "properties": {"cells": {"type": "array"}}}}}})},
             "/api/undo": {"post": _op("Take back the last event within the current player's turn",
                                       {"200": _json("events left")}, (403, 409))},
             "/api/notices/{notice_id}/dismiss": {"post": _op(

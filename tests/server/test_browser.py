@@ -159,3 +159,20 @@ def test_a_player_sets_the_opponents_landing_on_the_tablet(browser, tmp_path, is
     assert answer.value.status == 200
     assert s.header["setup"]["landing"][1] == target
     page.close()
+
+
+def test_the_referee_taps_a_cell_and_asks_the_camera_to_look_again(browser, tmp_path):
+    s = desert(tmp_path)
+    base = serve(s)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{base}/?token={s.tokens['referee']}")
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('live')")
+    assert page.is_disabled("#reread")
+    page.click("#board [data-cell='C4']")
+    page.click("#board [data-cell='A1']")
+    assert "C4" in page.inner_text("#reread")
+    with page.expect_response(lambda r: r.url.endswith("/api/reread")) as answer:
+        page.click("#reread")
+    assert answer.value.status == 200
+    assert sorted(s.reread) == [(0, 0), (3, 2)]                 # A1 and C4 as [row, col]
+    page.close()

@@ -81,3 +81,25 @@ def test_tablet_events_reach_the_tracker_and_undo_rebuilds_it(tmp_path):
     s.undo(mover)
     live._sync()
     assert len(built) == 2 and built[-1] is s.state and live.seen == 0 and live.loop.tracker.log == []
+
+
+def test_looking_again_at_a_cell_commits_what_the_gate_never_saw(tmp_path):
+    """The table already shows a move the camera missed (it happened before the camera was on):
+    the referee asks it to look again at that cell, and the move is found and committed."""
+    s = Session.start("scout-pennant", SETUP, None, tmp_path / "g.jsonl")
+    mover = GAME.to_move(s.state)
+    enter = next(e for e in GAME.legal_events(s.state) if e.type == "enter" and e.actor == mover)
+    after = GAME.apply(s.state, enter)
+    model, layout = ScoutPennantTable(), mat_layout("scout-pennant")
+    scene = table_scene(model.expected(after), seed=5)
+    cam = look_at_mat(layout.outline_mm(), (1280, 720), 60.0, 20.0, 15.0, 4.0)
+    seq = Sequence(scene, cam, [Hold(40)], DAYLIGHT, fps=30, seed=5, renderer=Renderer(cam))
+    (tmp_path / "frames").mkdir()
+    for k, st in enumerate(seq.states()):
+        cv2.imwrite(str(tmp_path / "frames" / f"{k:04d}.png"), seq.render_state(st).image)
+    changed = sorted({(sl[1], sl[2]) for sl, label in model.expected(after).items()
+                      if model.expected(s.state).get(sl) != label and sl[0] != "arrow"})
+    live = LiveTable(s, FolderSource(tmp_path / "frames"), lambda st: make_loop("scout-pennant", st, None, 30.0, None))
+    assert s.request_reread([list(c) for c in changed], "referee") == {"cells": len(changed)}
+    live.start().thread.join(120)
+    assert [a.obj for a in s.applied] == [enter.to_json()] and s.reread == []

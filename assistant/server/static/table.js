@@ -52,6 +52,20 @@ function figures(snap) {
   return out;
 }
 
+// The referee taps cells the camera read wrong (after fixing the pieces) and asks it to look again.
+const picked = new Set();
+function cellKey(id) {
+  if (body.dataset.game === "forbidden-desert") return [Number(id.slice(1)) - 1, "ABCDE".indexOf(id[0])];
+  return id.split(",").map(Number);
+}
+function pick(g) {
+  const id = g.dataset.cell;
+  if (picked.has(id)) picked.delete(id); else picked.add(id);
+  g.classList.toggle("picked", picked.has(id));
+  $("reread").disabled = picked.size === 0;
+  $("reread").textContent = picked.size ? `Look again at ${[...picked].join(", ")}` : "Look again (tap cells)";
+}
+
 // Discovery Island's possible-positions assist can be switched off by purists (kept per device).
 function assist() { return localStorage.getItem("assist") !== "off"; }
 
@@ -60,7 +74,11 @@ function draw(snap) {
   $("board").innerHTML = snap.board_svg;       // drawn by the server from the engine's state
   $("board").classList.toggle("no-assist", !assist());
   const hot = new Set(snap.notices.flatMap((n) => n.cells.map(cellId)));
-  document.querySelectorAll("#board [data-cell]").forEach((g) => g.classList.toggle("hot", hot.has(g.dataset.cell)));
+  document.querySelectorAll("#board [data-cell]").forEach((g) => {
+    g.classList.toggle("hot", hot.has(g.dataset.cell));
+    g.classList.toggle("picked", picked.has(g.dataset.cell));
+    if (isReferee) g.onclick = () => pick(g);
+  });
   const turn = snap.to_move === null ? `Game over: ${snap.result}` :
     typeof snap.to_move === "number" ? `Player ${snap.to_move + 1} to move` : `${snap.to_move} phase`;
   $("turn").textContent = turn;
@@ -152,6 +170,17 @@ function connect() {
 }
 
 $("undo").onclick = () => post("/api/undo");
+if (isReferee) {
+  const b = document.createElement("button"); b.type = "button"; b.id = "reread"; b.disabled = true;
+  b.textContent = "Look again (tap cells)";
+  b.onclick = async () => {
+    if ((await post("/api/reread", { cells: [...picked].map(cellKey) })).ok) {
+      picked.clear(); b.disabled = true; b.textContent = "Look again (tap cells)";
+      document.querySelectorAll("#board .picked").forEach((g) => g.classList.remove("picked"));
+    }
+  };
+  $("actions").append(b);
+}
 if (body.dataset.game === "discovery-island" && seat !== null) {
   const box = document.createElement("label"), cb = document.createElement("input");
   cb.type = "checkbox"; cb.id = "assist"; cb.checked = assist();
