@@ -187,20 +187,50 @@ class HexLook(NamedTuple):
         forest_like = size > PRESENT_ABOVE and self.contrast < 0.0 and self.gap > self.ring
         if not (forest_like and self.dark < LIFTED_FOREST):
             return False
-        if chroma is None:
-            return True
+        return chroma is None or self.paled(chroma)
+
+    def paled(self, chroma: np.ndarray) -> bool:
+        """The white-balanced ``G / max(B, R)`` of the hex's middle is below :data:`LIFTED_RATIO`
+        (a forest's green paled by glare; see :meth:`lifted`), or a channel of it is clipped
+        (the ratio is then unknown).
+
+        Parameters
+        ----------
+        chroma : (3,) float
+            :func:`light_chroma` of the board, BGR with green 1.
+
+        Returns
+        -------
+        bool
+        """
+        if np.max(self.centre_bgr) >= SATURATED:
+            return True                          # a clipped channel hides the ratio: assume glare
         c = np.asarray(self.centre_bgr, np.float64) / np.maximum(np.asarray(chroma, np.float64), 1e-6)
         return bool(c[1] / max(c[0], c[2], 1.0) < LIFTED_RATIO)
 
-    def washed(self) -> bool:
+    def washed(self, chroma: np.ndarray | None = None) -> bool:
         """A piece whose blacks are lifted: glare (light added on top) or a blur beyond the kit's
-        design; what is read on this hex and its sides is then not sure."""
+        design; what is read on this hex and its sides is then not sure.
+
+        Parameters
+        ----------
+        chroma : (3,) float, optional
+            :func:`light_chroma` of the board. With it, a forest lightened against a clipped
+            paper white whose green is not paled (:meth:`paled`) is a bright lamp, not glare,
+            and not washed; without it any lightened forest is.
+
+        Returns
+        -------
+        bool
+        """
         size = math.hypot(self.gap, self.ring)
         if size < EMPTY_BELOW:                   # looks empty: unless a glare spot hides a piece
             return self.hidden()
         if self.clearing_like() and self.ring < WASHED_RING:
             return True
-        return self.dark < (WASHED_FOREST if self.forest_like() else WASHED_CLEARING)
+        if self.forest_like():
+            return self.dark < WASHED_FOREST and (chroma is None or self.paled(chroma))
+        return self.dark < WASHED_CLEARING
 
 
     def hidden(self) -> bool:
@@ -497,13 +527,15 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
                    float(np.max(g_hi - g_mid)), float(np.max(g_mid - g_lo)))
 
 
-def piece_reading(look: HexLook) -> Reading:
+def piece_reading(look: HexLook, chroma: np.ndarray | None = None) -> Reading:
     """``empty`` / ``clearing`` / ``forest`` from a :class:`HexLook` (module docstring).
 
     Parameters
     ----------
     look : HexLook
         The hex's measures (:func:`look_at_hex`).
+    chroma : (3,) float, optional
+        :func:`light_chroma` of the board, for :meth:`HexLook.washed`.
 
     Returns
     -------
@@ -520,7 +552,7 @@ def piece_reading(look: HexLook) -> Reading:
         label, margin = "empty", empty
     else:
         label, margin = ("forest" if kind > 0 else "clearing"), min(present, abs(kind))
-    if look.washed():
+    if look.washed(chroma):
         margin = min(margin, CAPPED)
     return _reading(label, margin, look)
 
@@ -635,7 +667,7 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     order = sorted(scores, key=scores.get, reverse=True)
     margin = COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
     uneven = piece_label == "clearing" and look.ring_even < RING_EVEN and look.ring < RING_LIFTED
-    if look.washed() or uneven or not sure_piece:
+    if look.washed(chroma) or uneven or not sure_piece:
         margin = min(margin, CAPPED)
     return _reading(order[0], margin, look)
 
@@ -753,7 +785,7 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
         kind = slot[0]
         if kind in ("piece", "patrol") and (slot[1], slot[2]) in cells:
             lk = look((slot[1], slot[2]))
-            piece = piece_reading(lk)
+            piece = piece_reading(lk, chroma)
             out[slot] = piece if kind == "piece" else patrol_reading(lk, piece, chroma)
         elif kind == "arrow" and ((slot[1], slot[2]), (slot[3], slot[4])) in edges:
             a, b = (slot[1], slot[2]), (slot[3], slot[4])
@@ -762,7 +794,7 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
             if (e.a, e.b) != (a, b):           # the layout lists it the other way round
                 e = Edge(a, b, e.midpoint_mm, (e.angle_deg + 180.0) % 360.0)
             out[slot] = arrow_reading(frame, homography, e, (la.white + lb.white) / 2, ppm, la.visible and lb.visible,
-                                      la.washed() or lb.washed() or la.lifted(chroma) or lb.lifted(chroma))
+                                      la.washed(chroma) or lb.washed(chroma) or la.lifted(chroma) or lb.lifted(chroma))
     if misregistered:
         out = {slot: Reading(r.label, 0.0, 0.0) for slot, r in out.items()}
     return out
