@@ -13,8 +13,10 @@ same crops from a real (undistorted) frame and classifies them:
   cell, the pixels that changed in a perspective-aware crop that holds standing pieces
   (:func:`pawn_crop`) are classified by a per-pixel colour model taught on rendered pawns
   (:class:`PawnPixels`), blob by blob as a pawn of some colour that came, one that went, or
-  no pawn (:func:`colour_shifts`); a pawn seen arriving makes its leaving its old cell the
-  likelier reading there. Without a reference frame, one present/absent classifier per pawn
+  no pawn (:func:`colour_shifts`), helped by two colour-blind cues: which crop's blob rim
+  breaks the tile around it (:func:`piece_side`: the piece is on that side) and how well the
+  blob fits a standing pawn's projected silhouette (:func:`shape_fit`); a pawn seen arriving
+  makes its leaving its old cell the likelier reading there. Without a reference frame, one present/absent classifier per pawn
   colour on the same crop; the reading joins the colours present;
 - ``parts``: one present/absent classifier per part on the cell crop;
 - ``card``: the storm card in the mat's card place (14 faces, ``none``).
@@ -293,12 +295,13 @@ class FDDetector:
         ref_frame, ref_h, ref_pawns = reference
         in_play = set().union(*ref_pawns.values()) if ref_pawns else None
         where = {c: key for key, cs in ref_pawns.items() for c in cs}
-        args = {}
+        args, shapes = {}, {}
         for key in tall:
             cell = self.layout.cell(key)
+            shapes[key] = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
             args[key] = (pawn_crop(ref_frame, ref_h, camera_matrix, cell), tall[key],
-                         pawn_area(homography, camera_matrix, cell), set(ref_pawns.get(key, ())), in_play)
-        changes = {key: pawn_changes(self.pawn_colour, *a) for key, a in args.items()}
+                         float(shapes[key].sum()), set(ref_pawns.get(key, ())), in_play)
+        changes = {key: pawn_changes(self.pawn_colour, *a, shape=shapes[key]) for key, a in args.items()}
         priors: dict = {}
         for key, found in changes.items():
             for (came, strength), _went in found:
@@ -306,7 +309,7 @@ class FDDetector:
                 if came and strength >= PAIR_STRENGTH and src in args and src != key:
                     priors.setdefault(src, {})[("-", came)] = PAIR_PRIOR * strength
         for key, prior in priors.items():
-            found = pawn_changes(self.pawn_colour, *args[key], prior=prior)
+            found = pawn_changes(self.pawn_colour, *args[key], prior=prior, shape=shapes[key])
             # its own cell saw it go too: the two readings back each other (a pawn on a tile of
             # its own colour changes few pixels when it leaves)
             changes[key] = [((c, sc), (w, max(sw, PAIR_STRENGTH_SHARE * prior[("-", w)] / PAIR_PRIOR)
@@ -433,6 +436,11 @@ NEITHER_BELOW = 0.35
 PAIR_STRENGTH, PAIR_PRIOR, PAIR_STRENGTH_SHARE = 0.5, 0.3, 0.8
 #: changed pixels over this many pawns' area: the tile itself changed (dug, slid), pawns are not judged
 TILE_CHANGE_PAWNS = 3.0
+#: how strongly the side a blob's piece is on (:func:`piece_side`, -1..1) moves the came/went odds
+SIDE_GAIN = 2.0
+#: a blob that fits a pawn's silhouette better than SHAPE_FROM (IoU) makes "no pawn" up to
+#: SHAPE_WEIGHT less likely (at a perfect fit)
+SHAPE_FROM, SHAPE_WEIGHT = 0.5, 0.6
 
 
 def _diff_mask(a: np.ndarray, b: np.ndarray, threshold: float | None = None) -> np.ndarray:
@@ -585,12 +593,13 @@ class PawnPixels:
 def _fill_mask(img: np.ndarray, least: int = 200) -> np.ndarray:
     """Pixels of :func:`pawn_crop`'s flat fill (the commonest exact colour, when it covers at
     least ``least`` px): ``(H, W) bool``."""
-    flat = img.reshape(-1, 3)
-    vals, inv, counts = np.unique(flat, axis=0, return_inverse=True, return_counts=True)
+    flat = img.reshape(-1, 3).astype(np.int32)
+    code = (flat[:, 0] << 16) | (flat[:, 1] << 8) | flat[:, 2]     # one integer per exact colour
+    vals, counts = np.unique(code, return_counts=True)
     top = int(np.argmax(counts))
     if counts[top] < least:
         return np.zeros(img.shape[:2], bool)
-    return (inv.reshape(-1) == top).reshape(img.shape[:2])
+    return (code == vals[top]).reshape(img.shape[:2])
 
 
 def _add(counts: np.ndarray, bins: tuple, label: int) -> None:
@@ -599,7 +608,7 @@ def _add(counts: np.ndarray, bins: tuple, label: int) -> None:
 
 def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn_area: float,
                   had: Iterable[str] | None = None, in_play: Iterable[str] | None = None,
-                  prior: Mapping[tuple, float] | None = None) -> dict[tuple, float]:
+                  prior: Mapping[tuple, float] | None = None, shape: np.ndarray | None = None) -> dict[tuple, float]:
     """Which pawns came to or went from where two :func:`pawn_crop` crops of one cell differ.
 
     The changed pixels (:func:`_diff_mask`; :func:`pawn_crop`'s flat fill left out) fall into
@@ -613,6 +622,12 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
     the cell before) only those can go and only others can come; with ``in_play`` (the colours
     in the game) only those can come. ``prior`` adds to a hypothesis' share in every blob (e.g.
     a pawn seen arriving elsewhere makes its leaving this cell likelier, :meth:`FDDetector.read`).
+    Which side the piece is on (:func:`piece_side`) scales the came and went hypotheses; with
+    ``shape`` (a pawn's silhouette on this cell, :func:`pawn_silhouette`, ``(64, 64) bool``) a
+    blob shaped like a standing pawn (:func:`shape_fit` over ``SHAPE_FROM``) makes "no pawn"
+    less likely by up to ``SHAPE_WEIGHT`` of its share, and the pawn read there surer (as if
+    either its colour or its outline were enough: white and yellow pawns on pale tiles under
+    glare or in dim light have too little colour to tell them from the tile).
 
     Returns
     -------
@@ -621,7 +636,8 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
         changed pixels that hypothesis explains (about 1.0 for one clearly seen pawn).
     """
     b, a = _balanced_pair(before, after)
-    changed = _diff_mask(b, a) & ~_fill_mask(b) & ~_fill_mask(a)
+    fill = _fill_mask(b)
+    changed = _diff_mask(b, a) & ~fill & ~_fill_mask(a)
     out: dict[tuple, float] = {}
     if not changed.any():
         return out
@@ -640,16 +656,78 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
         # a pawn that came shows its colour after and something that is no pawn before (and the
         # reverse for one that went): a pale tile revealed by a red pawn is not a white pawn
         share = np.concatenate([(pa[:k] + pb[k]) / 2, (pb[:k] + pa[k]) / 2])
+        # which side holds the piece: its outline breaks the tile around it there (colour-blind,
+        # so a pale tile revealed by a leaving pawn does not pass for a white pawn arriving);
+        # the favoured side keeps its share, the other loses up to all of it
+        came = float(np.clip(0.5 + SIDE_GAIN * piece_side(b, a, sel, changed, fill=fill), 0.0, 1.0))
+        share[:k] *= came / max(came, 1.0 - came)
+        share[k:] *= (1.0 - came) / max(came, 1.0 - came)
         for (sign, colour), bonus in (prior or {}).items():
             share[COLOURS.index(colour) + (0 if sign == "+" else k)] += bonus
         share[:k] *= can_come
         share[k:] *= can_go
         best = int(np.argmax(share))
-        if share[best] <= (pa[k] + pb[k]) / 2:
+        nothing = (pa[k] + pb[k]) / 2
+        like = 0.0                                    # how much the blob's outline says "a pawn"
+        if shape is not None:
+            fit = shape_fit(sel, shape)
+            like = SHAPE_WEIGHT * float(np.clip((fit - SHAPE_FROM) / (1.0 - SHAPE_FROM), 0.0, 1.0))
+            nothing *= 1.0 - like
+        if share[best] <= nothing:
             continue                                  # no pawn: both sides look like no pawn colour
         hyp = ("+" if best < k else "-", COLOURS[best % k])
-        out[hyp] = out.get(hyp, 0.0) + float(min(area, 1.5 * pawn_area) / pawn_area * min(share[best], 1.0))
+        sure = 1.0 - (1.0 - min(share[best], 1.0)) * (1.0 - like)     # colour or outline
+        out[hyp] = out.get(hyp, 0.0) + float(min(area, 1.5 * pawn_area) / pawn_area * sure)
     return out
+
+
+def shape_fit(blob: np.ndarray, shape: np.ndarray) -> float:
+    """How well a changed blob ``(H, W) bool`` matches a pawn's silhouette ``(H, W) bool``
+    (:func:`pawn_silhouette`) moved onto it centroid to centroid: intersection over union, 0..1."""
+    ys, xs = np.nonzero(blob)
+    sy, sx = np.nonzero(shape)
+    if len(ys) == 0 or len(sy) == 0:
+        return 0.0
+    m = np.float32([[1, 0, round(xs.mean() - sx.mean())], [0, 1, round(ys.mean() - sy.mean())]])
+    moved = cv2.warpAffine(shape.astype(np.uint8), m, (blob.shape[1], blob.shape[0]), flags=cv2.INTER_NEAREST) > 0
+    return float((blob & moved).sum() / max((blob | moved).sum(), 1))
+
+
+def piece_side(before: np.ndarray, after: np.ndarray, blob: np.ndarray, changed: np.ndarray,
+               ring_px: int = 3, window: int = 9, fill: np.ndarray | None = None) -> float:
+    """Which of two balanced crops ``(H, W, 3) uint8`` holds the piece that makes the changed
+    ``blob`` ``(H, W) bool``: the one where the blob's rim differs more from the unchanged pixels
+    just outside it (a piece's outline breaks the tile; the tile itself runs on across the rim).
+
+    ``changed`` ``(H, W) bool`` is every changed pixel (left out of the outside ring); the rim is
+    the blob's outer 2 px, each rim pixel compared with the mean of the ring pixels (up to
+    ``ring_px`` px outside the blob) in its ``window`` x ``window`` neighbourhood. ``fill``
+    ``(H, W) bool`` is :func:`pawn_crop`'s flat fill in ``before`` (found when not given), left
+    out of the ring.
+
+    Returns
+    -------
+    float
+        In -1..1: > 0 the piece is in ``after`` (it came), < 0 in ``before`` (it went); 0 when
+        the blob has no usable rim.
+    """
+    k3 = np.ones((3, 3), np.uint8)
+    m = blob.astype(np.uint8)
+    ring = (cv2.dilate(m, k3, iterations=ring_px) > 0) & ~(cv2.dilate(changed.astype(np.uint8), k3) > 0)
+    ring &= ~(_fill_mask(before) if fill is None else fill)
+    rim = blob & ~(cv2.erode(m, k3, iterations=2) > 0)
+    weight = ring.astype(np.float32)
+    count = cv2.boxFilter(weight, -1, (window, window), normalize=False)
+    use = rim & (count > 0)
+    if use.sum() < 5:
+        return 0.0
+    steps = []
+    for img in (before, after):
+        f = img.astype(np.float32)
+        near = cv2.boxFilter(f * weight[..., None], -1, (window, window), normalize=False) / np.maximum(count, 1.0)[..., None]
+        steps.append(float(np.abs(f - near)[use].max(axis=-1).mean()))
+    d_before, d_after = steps
+    return (d_after - d_before) / max(d_after + d_before, 1e-3)
 
 
 def tile_changed(model, before: np.ndarray, after: np.ndarray, pawn_area: float | None = None) -> bool:
@@ -662,7 +740,7 @@ def tile_changed(model, before: np.ndarray, after: np.ndarray, pawn_area: float 
 
 def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float | None = None,
                  had: Iterable[str] | None = None, in_play: Iterable[str] | None = None,
-                 prior: Mapping[tuple, float] | None = None) -> list[tuple]:
+                 prior: Mapping[tuple, float] | None = None, shape: np.ndarray | None = None) -> list[tuple]:
     """What the change between two crops of one cell may mean, pawn by pawn.
 
     Parameters
@@ -676,6 +754,8 @@ def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float 
         The pawns on the cell before and the pawns in the game (see :func:`colour_shifts`).
     prior : dict (sign, colour) -> float, optional
         See :func:`colour_shifts`.
+    shape : (64, 64) bool, optional
+        A pawn's silhouette on this cell (:func:`pawn_silhouette`), see :func:`colour_shifts`.
 
     Returns
     -------
@@ -687,7 +767,7 @@ def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float 
     """
     area = pawn_area if pawn_area else model.pawn_area
     out = []
-    for (sign, colour), d in sorted(colour_shifts(model, before, after, area, had, in_play, prior).items(),
+    for (sign, colour), d in sorted(colour_shifts(model, before, after, area, had, in_play, prior, shape).items(),
                                     key=lambda kv: -kv[1]):
         if d < PAWN_SHARE:
             continue
