@@ -14,8 +14,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The main job on the bundled default: check the bundled Forbidden Desert record.
+# The main job on the bundled default: the bundled recordings through the whole pipeline
+# (frames -> vision -> tracker -> rules -> server API), then the bundled Forbidden Desert record.
 demo: $(STAMP)
+	$(BIN)/assistant demo --headless
 	$(BIN)/assistant check examples/forbidden-desert/sample-game.jsonl
 
 test: $(STAMP)

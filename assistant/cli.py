@@ -73,7 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .vision.detect_cli import add_detect_command
 
     add_detect_command(sub)               # assistant detect IMAGE --game G --model M [--corners ...] [--json]
+    from .demo.run import add_demo_command
     from .server.serve import add_serve_command
+
+    add_demo_command(sub)                 # assistant demo [--game G] [--headless]
 
     add_serve_command(sub)                # assistant serve --game G | --resume RECORD [--source S] [--host] [--port]
     from .leds.cli import add_leds_command

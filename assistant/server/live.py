@@ -18,6 +18,7 @@ verdict outlined (committed, asked, illegal).
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -113,6 +114,8 @@ class LiveTable:
     fps : float
         Frame rate of the source (a file is read as fast as it decodes; its frame times are
         index / fps).
+    before_frame : callable, optional
+        Called with each frame's index before it is processed (a recording's tablet entries).
 
     Attributes
     ----------
@@ -122,8 +125,12 @@ class LiveTable:
         Every verdict so far (for tests and the log).
     """
 
-    def __init__(self, session: Session, source: FrameSource, loop_of: Callable[[Any], Any], fps: float = 30.0):
+    def __init__(self, session: Session, source: FrameSource, loop_of: Callable[[Any], Any], fps: float = 30.0,
+                 before_frame: Callable[[int], None] | None = None):
         self.session, self.source, self.loop_of, self.fps = session, source, loop_of, fps
+        self.before_frame = before_frame
+        #: (frame index, verdict, seconds spent reading and explaining) of every verdict
+        self.log: list[tuple[int, Verdict, float]] = []
         with session.changed:
             self.loop = loop_of(session.state)
             self.seen = len(session.applied)
@@ -222,17 +229,21 @@ class LiveTable:
             if frame is None:
                 self.status = "the camera source stopped"
                 return
+            if self.before_frame is not None:
+                self.before_frame(index)
             self._sync()
+            started = time.perf_counter()
             step = self.loop.process(frame.image, index, index / self.fps)
-            index += 1
             self.status = step.watch.status
             verdict = step.verdict
             if verdict is None and self.session.reread and step.watch.status == "still" and step.watch.track.ok:
                 verdict = self._look_again(frame.image, step.watch, index)
             if verdict is not None:
+                self.log.append((index, verdict, time.perf_counter() - started))
                 self.deliver(verdict)
                 self._marked = (verdict.kind, list(verdict.cells))
             self._publish(step.watch)
+            index += 1
 
     def _outline(self, view: np.ndarray) -> None:
         """Outline the cells of the last verdict on the rectified board (BGR, Okabe-Ito: commit

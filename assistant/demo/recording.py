@@ -1,0 +1,96 @@
+"""A bundled recording: a video of a scripted game on the rendered table and what really happened.
+
+A recording is a folder holding
+
+- ``table.mp4``: the camera's view, ``fps`` frames per second;
+- ``truth.jsonl``: the game as played, a ``tabletop-record/1`` record (what the assistant must
+  commit, in order, whether it saw the event or it was entered on the tablet);
+- ``script.json``: ``{"game", "fps", "size", "tablet": [{"frame": k, "event": {...}}],
+  "illegal": [{"frame": k, "what": text}], "moves": [{"events": [i, ...], "arm_end": k}],
+  "conditions": [{"frame": k, "what": text}]}`` — the events entered on a tablet and the frame
+  at which they are entered; the illegal moves acted out (from ``frame`` until they are put
+  back); for each table move the indices (0-based, into the truth's events) of its events and
+  its last frame with an arm over the board; light changes, bumps and such.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..records import Record, read_record
+
+VIDEO, TRUTH, SCRIPT = "table.mp4", "truth.jsonl", "script.json"
+
+
+@dataclass
+class Recording:
+    """A loaded recording (see the module docstring)."""
+
+    folder: Path
+    game: str
+    fps: float
+    size: tuple[int, int]
+    truth: Record
+    tablet: list[tuple[int, dict]] = field(default_factory=list)
+    illegal: list[dict] = field(default_factory=list)
+    moves: list[dict] = field(default_factory=list)
+    conditions: list[dict] = field(default_factory=list)
+
+    @property
+    def video(self) -> Path:
+        """The video file."""
+        return self.folder / VIDEO
+
+
+def load_recording(folder: str | Path) -> Recording:
+    """Read the recording in ``folder``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When a file of the recording is missing.
+    ValueError
+        When ``script.json`` is malformed (the field is named) or the truth record is invalid.
+    """
+    folder = Path(folder)
+    for name in (VIDEO, TRUTH, SCRIPT):
+        if not (folder / name).exists():
+            raise FileNotFoundError(f"{folder / name}: the recording has no {name}")
+    try:
+        script = json.loads((folder / SCRIPT).read_text(encoding="utf-8"))
+        tablet = [(int(t["frame"]), dict(t["event"])) for t in script.get("tablet", [])]
+        rec = Recording(folder, str(script["game"]), float(script["fps"]), tuple(script["size"]),
+                        read_record(folder / TRUTH), tablet, list(script.get("illegal", [])),
+                        list(script.get("moves", [])), list(script.get("conditions", [])))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{folder / SCRIPT}: malformed ({exc})") from None
+    if rec.truth.game.id != rec.game:
+        raise ValueError(f"{folder}: the script is for {rec.game} but the truth record for {rec.truth.game.id}")
+    return rec
+
+
+def save_script(folder: Path, game: str, fps: float, size: tuple[int, int], tablet: list[tuple[int, dict]],
+                illegal: list[dict], moves: list[dict], conditions: list[dict]) -> Path:
+    """Write ``script.json`` into ``folder``; returns its path. Raises ``OSError`` when it cannot."""
+    path = folder / SCRIPT
+    path.write_text(json.dumps({"game": game, "fps": fps, "size": list(size),
+                                "tablet": [{"frame": k, "event": e} for k, e in tablet],
+                                "illegal": illegal, "moves": moves, "conditions": conditions}, indent=1) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def bundled(game: str | None = None) -> list[Path]:
+    """The folders of the bundled recordings (``examples/recordings/<game>`` beside the package,
+    in a source checkout), all games or one; only those present."""
+    root = Path(__file__).resolve().parents[2] / "examples" / "recordings"
+    names = [game] if game else ["forbidden-desert", "discovery-island", "scout-pennant"]
+    return [root / n for n in names if (root / n / SCRIPT).exists()]
+
+
+def as_json(obj: Any) -> Any:
+    """An event's JSON object (``Event.to_json``) or a plain object, unchanged."""
+    return obj.to_json() if hasattr(obj, "to_json") else obj

@@ -1,0 +1,213 @@
+"""``assistant demo``: the bundled recordings through the whole pipeline.
+
+Headless (``--headless``), each recording's video is read frame by frame as if from a camera:
+frames -> the motion gate, the game's detector and tracker (:mod:`assistant.server.live`) -> the
+refereed session (the rules check every event again) -> the server's JSON API, through which
+the recording's tablet entries are posted at their frames and the final snapshot is read. Per
+game it prints the events committed against the ground truth, the illegal moves flagged, the
+questions asked, the frames per second and the latency from the last frame with an arm over the
+board to the committed event; it fails when any committed event differs from the truth.
+
+Without ``--headless`` the referee view is served on localhost with the recording playing in
+real time as the camera.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..referee.session import Session
+from ..server.app import create_app
+from ..server.live import LiveTable, make_loop
+from ..vision.sources import open_source
+from .recording import Recording, bundled, load_recording
+
+
+@dataclass
+class DemoResult:
+    """What one recording gave (see the module docstring); ``first_wrong`` is the 1-based index
+    of the first committed event that differs from the truth, or ``None``."""
+
+    game: str
+    truth: int
+    committed: int
+    matching: int
+    first_wrong: int | None
+    illegal_expected: int
+    illegal_flagged: int
+    questions: int
+    frames: int
+    seconds: float
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """No committed event differs from the truth."""
+        return self.first_wrong is None
+
+    def lines(self) -> list[str]:
+        """The printed report of this game."""
+        lat = (f"median {statistics.median(self.latencies):.2f} s, worst {max(self.latencies):.2f} s over "
+               f"{len(self.latencies)} moves") if self.latencies else "no committed table move"
+        return [f"{self.game}: {self.matching} of {self.truth} true events committed in order"
+                f" ({self.committed} committed in all){'' if self.ok else f'; event {self.first_wrong} DIFFERS from the truth'}",
+                f"  illegal moves flagged {self.illegal_flagged} of {self.illegal_expected}; questions asked {self.questions}",
+                f"  {self.frames} frames in {self.seconds:.1f} s = {self.frames / max(self.seconds, 1e-9):.1f} fps; "
+                f"latency last arm frame -> commit: {lat}"]
+
+
+def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
+    """Play ``rec`` through the pipeline headless and compare with its truth.
+
+    Raises
+    ------
+    SourceError
+        When the video cannot be read.
+    ValueError
+        When the game needs a detector model that is not given (Forbidden Desert).
+    """
+    truth = [e.to_json() for _, e in rec.truth.events]
+    with tempfile.TemporaryDirectory() as tmp:
+        session = Session.start(rec.game, rec.truth.header["setup"], rec.truth.header.get("rulings"),
+                                Path(tmp) / "demo.jsonl")
+        client = create_app(session).test_client()
+        referee = {"Authorization": f"Bearer {session.tokens['referee']}"}
+        schedule: dict[int, list[dict]] = {}
+        for frame, event in rec.tablet:
+            schedule.setdefault(frame, []).append(event)
+
+        def tablet(index: int) -> None:
+            for event in schedule.pop(index, []):
+                client.post("/api/events", json=event, headers=referee)
+
+        live = LiveTable(session, open_source(str(rec.video)),
+                         lambda st: make_loop(rec.game, st, model, rec.fps, None), rec.fps, before_frame=tablet)
+        started = time.perf_counter()
+        live._run()                                   # in this thread: the whole video, as fast as it decodes
+        seconds = time.perf_counter() - started
+        frames = int(getattr(live.source, "frames_read", 0)) or _frames(rec)
+        snapshot = client.get("/api/snapshot", headers=referee).get_json()
+        committed = [a.obj for a in session.applied]
+        matching = 0
+        while matching < min(len(committed), len(truth)) and committed[matching] == truth[matching]:
+            matching += 1
+        first_wrong = None if matching == len(committed) else matching + 1
+        flagged = sum(1 for bad in rec.illegal for frame, v, _ in live.log
+                      if v.kind in ("illegal", "ask") and bad["frame"] <= frame <= bad["frame"] + 3 * rec.fps)
+        questions = sum(1 for _, v, _ in live.log if v.kind == "ask")
+        latencies = []
+        for move in rec.moves:
+            wanted = [truth[i] for i in move["events"]]
+            for frame, verdict, spent in live.log:
+                if verdict.kind == "commit" and frame >= move["arm_end"] and \
+                        any(e.to_json() in wanted for e in verdict.events):
+                    latencies.append((frame - move["arm_end"]) / rec.fps + spent)
+                    break
+        assert snapshot["events"] == len(committed)
+    return DemoResult(rec.game, len(truth), len(committed), matching, first_wrong, len(rec.illegal),
+                      min(flagged, len(rec.illegal)), questions, frames, seconds, latencies)
+
+
+def _frames(rec: Recording) -> int:
+    import cv2
+
+    cap = cv2.VideoCapture(str(rec.video))
+    n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    cap.release()
+    return n
+
+
+def headless(game: str | None = None, model: str | None = None) -> int:
+    """Run every bundled recording (or ``game``'s); prints the reports; returns 0 when no
+    committed event differs from the truth, 1 otherwise, 2 when there is nothing to run."""
+    folders = bundled(game)
+    if not folders:
+        print(f"demo: no bundled recording{' of ' + game if game else ''} found under examples/recordings/",
+              file=sys.stderr)
+        return 2
+    status = 0
+    for folder in folders:
+        rec = load_recording(folder)
+        result = run_recording(rec, model)
+        for line in result.lines():
+            print(line, flush=True)
+        status |= 0 if result.ok else 1
+    return status
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    try:
+        if args.headless:
+            return headless(args.game, args.model)
+        return serve_recording(args.game or "scout-pennant", args)
+    except (OSError, ValueError) as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return 2
+
+
+def serve_recording(game: str, args: argparse.Namespace) -> int:
+    """Serve the referee view with ``game``'s recording playing in real time as the camera."""
+    from waitress import create_server
+
+    from ..server.serve import threads_for
+    from ..vision.sources import FileSource
+
+    folders = bundled(game)
+    if not folders:
+        raise ValueError(f"no bundled recording of {game}")
+    rec = load_recording(folders[0])
+    tmp = tempfile.mkdtemp(prefix="assistant-demo-")
+    session = Session.start(rec.game, rec.truth.header["setup"], rec.truth.header.get("rulings"),
+                            Path(tmp) / "demo.jsonl")
+
+    class Paced(FileSource):
+        """The video at its own frame rate, as a camera delivers it."""
+
+        def read(self, timeout: float = 5.0):
+            time.sleep(1.0 / rec.fps)
+            return super().read(timeout)
+
+    schedule: dict[int, list[dict]] = {}
+    for frame, event in rec.tablet:
+        schedule.setdefault(frame, []).append(event)
+
+    def tablet(index: int) -> None:
+        for event in schedule.pop(index, []):
+            try:
+                session.submit(event, "referee")
+            except Exception as exc:                  # a refused tablet entry is shown, not fatal
+                session.notify("info", f"tablet entry refused: {exc}")
+
+    live = LiveTable(session, Paced(rec.video), lambda st: make_loop(rec.game, st, args.model, rec.fps, None),
+                     rec.fps, before_frame=tablet).start()
+    server = create_server(create_app(session, camera=live.jpeg), host="127.0.0.1", port=args.port,
+                           threads=threads_for(session.seats))
+    base = f"http://127.0.0.1:{server.effective_port}"
+    print(f"Demo: {session.game.title}, the bundled recording playing as the camera.\n"
+          f"  table view:   {base}/\n  referee view: {base}/?token={session.tokens['referee']}\nCtrl-C stops.",
+          flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        live.stop()
+    return 0
+
+
+def add_demo_command(subparsers: Any) -> None:
+    """Register ``assistant demo [--game G] [--headless] [--model M] [--port P]``."""
+    p = subparsers.add_parser("demo", help="the bundled recordings through the whole pipeline",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--game", choices=["forbidden-desert", "discovery-island", "scout-pennant"])
+    p.add_argument("--headless", action="store_true", help="no server: run every recording and print the figures")
+    p.add_argument("--model", help="Forbidden Desert's taught detector folder")
+    p.add_argument("--port", type=int, default=8750)
+    p.set_defaults(func=_cmd_demo)

@@ -1,0 +1,53 @@
+"""``assistant demo``: the bundled recordings through the whole pipeline, and the recording format."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.check import check_record
+from assistant.cli import main
+from assistant.demo.make_pennant import make
+from assistant.demo.recording import SCRIPT, bundled, load_recording
+from assistant.demo.run import run_recording
+
+
+def test_the_bundled_scout_pennant_recording_is_tracked_exactly():
+    folders = bundled("scout-pennant")
+    if not folders:
+        pytest.skip("no bundled Scout Pennant recording in this checkout (examples/recordings/)")
+    rec = load_recording(folders[0])
+    assert rec.video.stat().st_size < 15e6
+    types = {e.type for _, e in rec.truth.events}
+    assert len(rec.truth.events) >= 20 and {"fire", "take_from_finish", "build"} <= types
+    assert rec.illegal and {c["what"].split(":")[0] for c in rec.conditions} >= {"light", "the mat bumped by 7 mm and 1.5 degrees"}
+    result = run_recording(rec)
+    assert result.ok and result.matching == result.truth == result.committed
+    assert result.illegal_flagged == result.illegal_expected == 1
+    assert result.latencies and max(result.latencies) <= 1.0
+
+
+def test_demo_headless_exits_0_and_prints_each_game(capsys):
+    if not bundled():
+        pytest.skip("no bundled recording in this checkout")
+    assert main(["demo", "--headless", "--game", "scout-pennant"]) == 0
+    out = capsys.readouterr().out
+    assert "scout-pennant: 20 of 20 true events committed in order" in out and "fps" in out
+
+
+def test_a_short_recording_is_made_and_read_back(tmp_path):
+    folder = make(tmp_path / "rec", seed=3, moves=4)
+    rec = load_recording(folder)
+    assert check_record(rec.truth).status == 0
+    assert len(rec.moves) == len(rec.truth.events) - len(rec.tablet)
+    assert all(0 < m["arm_end"] < 2000 for m in rec.moves)
+
+
+def test_a_broken_recording_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="table.mp4"):
+        load_recording(tmp_path)
+    folder = make(tmp_path / "rec", seed=3, moves=3)
+    (folder / SCRIPT).write_text(json.dumps({"fps": 30}))
+    with pytest.raises(ValueError, match="script.json"):
+        load_recording(folder)
