@@ -40,6 +40,13 @@ decision's noise scale, so ``Reading.sure`` (margin >= 0.5, confidence >= 0.6) m
 half a noise scale clear of the boundary". A slot whose hex is not wholly inside the frame, or
 whose white reference is saturated (glare on the paper), reads with confidence 0.
 
+A hex whose blacks look lifted (:meth:`HexLook.washed`, :meth:`HexLook.lifted`) caps its piece,
+patrol and arrows unsure: glare (light added on top) may be hiding what lies there. Under a
+bright lamp that clips the paper the blacks look lifted too, measured against the clipped white,
+without any glare; a forest tells the two apart, since brightness scales its channels together
+(its white-balanced ``G / max(B, R)`` stays ~2.2) and glare pales it towards 1, so a lightened
+forest whose green is not paled is read as sure as any.
+
 Crops are warped straight from the frame with the homography composed with the crop's own
 placement (one interpolation), at :data:`PPM` px per mm.
 """
