@@ -42,9 +42,10 @@ shift (2300 K light, camera at 8000 K) and the point light moved and brighter.
 The third round (clearing vs forest by the gap's green; pawn colour noise bounded at what the
 camera shows and the white letter as evidence; glare told from a bright lamp by a forest's paled
 green) was tuned on seeds 0-39 under the earlier stress set (``stress_conditions(held_out=False)``)
-and under harder conditions of its own, not the held-out ones: a 2.5 and 2.8 px blur, and point
-lights at other places (over the board's middle, 1.8-1.9 power; a corner, 1.65). The held-out
-set was only run whole, for the figures.
+and under harder conditions of its own, not the held-out ones: a 2.5 and 2.8 px blur and a point
+light elsewhere (at 0.65 / 0.35 of the mat, 340 mm up, power 1.9); two more point lights (over
+the middle; near a corner) were only checked against. The held-out set was only run whole, for
+the figures.
 """
 
 from __future__ import annotations
