@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..referee.session import Session
+from ..referee.session import Session, SessionError
 from ..server.app import create_app
 from ..server.live import LiveTable, make_loop
 from ..vision.sources import open_source
@@ -79,13 +79,13 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
                                 Path(tmp) / "demo.jsonl")
         client = create_app(session).test_client()
         referee = {"Authorization": f"Bearer {session.tokens['referee']}"}
-        schedule: dict[int, list[dict]] = {}
-        for frame, event in rec.tablet:
-            schedule.setdefault(frame, []).append(event)
+        queue = _tablet_queue(rec, truth)
 
         def tablet(index: int) -> None:
-            for event in schedule.pop(index, []):
-                client.post("/api/events", json=event, headers=referee)
+            # players enter an event on the tablet once its moment has come and the tablet shows
+            # every earlier event (the camera's commits) — not before
+            while queue and queue[0][0] <= index and len(session.applied) >= queue[0][1]:
+                client.post("/api/events", json=queue.pop(0)[2], headers=referee)
 
         live = LiveTable(session, open_source(str(rec.video)),
                          lambda st: make_loop(rec.game, st, model, rec.fps, None), rec.fps, before_frame=tablet)
@@ -113,6 +113,16 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
         assert snapshot["events"] == len(committed)
     return DemoResult(rec.game, len(truth), len(committed), matching, first_wrong, len(rec.illegal),
                       min(flagged, len(rec.illegal)), questions, frames, seconds, latencies)
+
+
+def _tablet_queue(rec: Recording, truth: list[dict]) -> list[tuple[int, int, dict]]:
+    """The tablet entries as ``(frame, events before it in the truth, event)``, in order."""
+    out, start = [], 0
+    for frame, event in rec.tablet:
+        at = truth.index(event, start)
+        out.append((frame, at, event))
+        start = at + 1
+    return out
 
 
 def _frames(rec: Recording) -> int:
@@ -174,15 +184,13 @@ def serve_recording(game: str, args: argparse.Namespace) -> int:
             time.sleep(1.0 / rec.fps)
             return super().read(timeout)
 
-    schedule: dict[int, list[dict]] = {}
-    for frame, event in rec.tablet:
-        schedule.setdefault(frame, []).append(event)
+    queue = _tablet_queue(rec, [e.to_json() for _, e in rec.truth.events])
 
     def tablet(index: int) -> None:
-        for event in schedule.pop(index, []):
+        while queue and queue[0][0] <= index and len(session.applied) >= queue[0][1]:
             try:
-                session.submit(event, "referee")
-            except Exception as exc:                  # a refused tablet entry is shown, not fatal
+                session.submit(queue.pop(0)[2], "referee")
+            except SessionError as exc:               # a refused tablet entry is shown, not fatal
                 session.notify("info", f"tablet entry refused: {exc}")
 
     live = LiveTable(session, Paced(rec.video), lambda st: make_loop(rec.game, st, args.model, rec.fps, None),

@@ -28,6 +28,24 @@ def test_the_bundled_scout_pennant_recording_is_tracked_exactly():
     assert result.latencies and max(result.latencies) <= 1.0
 
 
+def test_the_bundled_discovery_island_recording_is_tracked_exactly():
+    folders = bundled("discovery-island")
+    if not folders:
+        pytest.skip("no bundled Discovery Island recording in this checkout (examples/recordings/)")
+    rec = load_recording(folders[0])
+    events = [e for _, e in rec.truth.events]
+    marches = [sum(1 for e in events if e.type == "end_march" and e.actor == p) for p in (0, 1)]
+    assert min(marches) >= 3 and {"sea_refused", "learn_clue", "event_resolved"} <= {e.type for e in events}
+    result = run_recording(rec)
+    assert result.ok and result.matching == result.truth == result.committed
+    assert result.illegal_flagged == result.illegal_expected == 1
+
+
+def test_the_bundled_recordings_fit_the_size_budget():
+    total = sum(f.stat().st_size for folder in bundled() for f in folder.iterdir())
+    assert total <= 30e6
+
+
 def test_demo_headless_exits_0_and_prints_each_game(capsys):
     if not bundled():
         pytest.skip("no bundled recording in this checkout")
