@@ -43,9 +43,10 @@ The third round (clearing vs forest by the gap's green; pawn colour noise bounde
 camera shows and the white letter as evidence; glare told from a bright lamp by a forest's paled
 green) was tuned on seeds 0-39 under the earlier stress set (``stress_conditions(held_out=False)``)
 and under harder conditions of its own, not the held-out ones: a 2.5 and 2.8 px blur and a point
-light elsewhere (at 0.65 / 0.35 of the mat, 340 mm up, power 1.9); two more point lights (over
-the middle; near a corner) were only checked against. The held-out set was only run whole, for
-the figures.
+light elsewhere (at 0.65 / 0.35 of the mat, 340 mm up, power 1.9), and two more point lights
+(over the middle, 330 mm up, power 1.8; near a corner, power 1.65), the first of which showed the
+hexes a glare spot clips whole (the "glare beside" rule). The held-out set was only run whole,
+for the figures.
 """
 
 from __future__ import annotations

@@ -458,3 +458,16 @@ def test_a_clipped_red_pawn_is_told_from_orange_by_its_white_letter():
     assert patrol_reading(look, piece, chroma).label == "red"
     assert patrol_reading(look, piece, chroma).sure
     assert not patrol_reading(look._replace(letter_light=0.12), piece, chroma).sure    # colour alone: a tie
+
+
+def test_a_clearing_lifted_on_one_side_flags_glare_beside_it():
+    """A glare spot that clips a whole hex to white leaves nothing to read there, but lifts one
+    side of the ring of a clearing beside it (tuning seed 38, a point light over the middle):
+    the empty-looking hex next to it is then read unsure (:func:`read_slots`)."""
+    from assistant.vision.kits.scout_pennant_detect import HexLook
+
+    white = np.array([255.0, 255.0, 255.0])
+    beside = HexLook(True, white, 0.0, 0.45, (0.1, 0.2), white * 0.4, white, dark=0.65, ring_even=0.2, contrast=0.4,
+                     ring_core_bgr=np.array([82.0, 87.0, 93.0]))
+    assert beside.glared_beside()
+    assert not beside._replace(ring_even=0.95).glared_beside()

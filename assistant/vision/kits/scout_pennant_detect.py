@@ -45,7 +45,9 @@ patrol and arrows unsure: glare (light added on top) may be hiding what lies the
 bright lamp that clips the paper the blacks look lifted too, measured against the clipped white,
 without any glare; a forest tells the two apart, since brightness scales its channels together
 (its white-balanced ``G / max(B, R)`` stays ~2.2) and glare pales it towards 1, so a lightened
-forest whose green is not paled is read as sure as any.
+forest whose green is not paled is read as sure as any. A glare spot that clips a whole hex to
+white leaves nothing there to read; a hex that looks empty beside a clearing whose ring is lifted
+on one side (:meth:`HexLook.glared_beside`) is therefore read unsure, and so are its arrows.
 
 Crops are warped straight from the frame with the homography composed with the crop's own
 placement (one interpolation), at :data:`PPM` px per mm.
@@ -163,6 +165,16 @@ class HexLook(NamedTuple):
     def clearing_like(self) -> bool:
         """A dark ring round a light gap (a clearing, whose ring can serve as a black reference)."""
         return math.hypot(self.gap, self.ring) > PRESENT_ABOVE and not self.forest_like()
+
+    def glared_beside(self) -> bool:
+        """A clearing whose ring is lifted on one side (lightest quarter below :data:`RING_EVEN`
+        of the darkest's, and lifted overall below :data:`RING_LIFTED` ink): a glare spot beside it.
+
+        Returns
+        -------
+        bool
+        """
+        return self.clearing_like() and self.ring_even < RING_EVEN and self.ring < RING_LIFTED
 
     def forest_like(self) -> bool:
         """The gap annulus is green (a forest), whatever its darkness: a blur that darkens a
@@ -673,7 +685,7 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
                 scores[p.name] += white_letter
     order = sorted(scores, key=scores.get, reverse=True)
     margin = COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
-    uneven = piece_label == "clearing" and look.ring_even < RING_EVEN and look.ring < RING_LIFTED
+    uneven = piece_label == "clearing" and look.glared_beside()
     if look.washed(chroma) or uneven or not sure_piece:
         margin = min(margin, CAPPED)
     return _reading(order[0], margin, look)
@@ -785,7 +797,21 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
     misregistered = registration_suspect(list(looks.values()))
 
     def look(key):
+        if key not in looks:
+            looks[key] = look_at_hex(frame, homography, cells[key], ppm)
         return looks[key]
+
+    nbrs: dict = {}
+    for a, b in edges:
+        nbrs.setdefault(a, []).append(b)
+        nbrs.setdefault(b, []).append(a)
+
+    def blind(key) -> bool:
+        # looks empty, with glare on a clearing beside it: a glare spot may clip a whole piece to white
+        lk = look(key)
+        if math.hypot(lk.gap, lk.ring) >= EMPTY_BELOW:
+            return False
+        return any(look(n).glared_beside() for n in nbrs.get(key, ()))
 
     out: dict[tuple, Reading] = {}
     for slot in slots:
@@ -793,6 +819,8 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
         if kind in ("piece", "patrol") and (slot[1], slot[2]) in cells:
             lk = look((slot[1], slot[2]))
             piece = piece_reading(lk, chroma)
+            if piece.sure and blind((slot[1], slot[2])):
+                piece = _reading(piece.label, min(piece.margin, CAPPED), lk)
             out[slot] = piece if kind == "piece" else patrol_reading(lk, piece, chroma)
         elif kind == "arrow" and ((slot[1], slot[2]), (slot[3], slot[4])) in edges:
             a, b = (slot[1], slot[2]), (slot[3], slot[4])
@@ -801,7 +829,8 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
             if (e.a, e.b) != (a, b):           # the layout lists it the other way round
                 e = Edge(a, b, e.midpoint_mm, (e.angle_deg + 180.0) % 360.0)
             out[slot] = arrow_reading(frame, homography, e, (la.white + lb.white) / 2, ppm, la.visible and lb.visible,
-                                      la.washed(chroma) or lb.washed(chroma) or la.lifted(chroma) or lb.lifted(chroma))
+                                      la.washed(chroma) or lb.washed(chroma) or la.lifted(chroma) or lb.lifted(chroma)
+                                      or blind(a) or blind(b))
     if misregistered:
         out = {slot: Reading(r.label, 0.0, 0.0) for slot, r in out.items()}
     return out
