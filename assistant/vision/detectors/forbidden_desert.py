@@ -370,7 +370,8 @@ def _colour(pawn_label: str) -> str:
     return next(c for c, a in ADVENTURER_OF.items() if a == adventurer)
 
 
-def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | None = None) -> FDDetector:
+def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | None = None,
+          part_views: Iterator | None = None) -> FDDetector:
     """Fit the detector on rendered views.
 
     Parameters
@@ -381,6 +382,9 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
         Changes of one cell for the pawn colour model (:func:`~.synth.pawn_moves`,
         :func:`~.synth.other_changes`: tuples whose items 0, 1 and 7 are the before crop, the
         after crop and the pawns' silhouettes, see :meth:`PawnPixels.teach`).
+    part_views : iterator, optional
+        More views like ``views`` whose cells teach only the part classifiers (e.g. tables
+        with more parts, under glare-style light: a part is small and a cell holds one rarely).
 
     Returns
     -------
@@ -416,7 +420,18 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
     card = _fit(cell_features(np.stack(rows["card"])), labels["card"], "card")
     f_tall = colour_features(np.stack(rows["tall"]))
     pawns = {c: _fit(f_tall, ["present" if c in t else "absent" for t in pawn_truth], f"pawn-{c}") for c in COLOURS}
-    parts = {p: _fit(f_face, ["present" if p in t else "absent" for t in part_truth], f"part-{p}") for p in PARTS}
+    f_part = f_face
+    if part_views is not None:
+        extra = []
+        for frame, homography, camera_matrix, scene in part_views:
+            crops = cut(frame, homography, camera_matrix, layout, with_card=False)
+            truth = truth_of(scene)
+            keys = list(crops.face)
+            extra.append(cell_features(np.stack([crops.face[k] for k in keys])))
+            part_truth.extend(set(filter(None, truth[("parts", *k)].split("+"))) for k in keys)
+        if extra:
+            f_part = np.concatenate([f_face, *extra]).astype(f_face.dtype)
+    parts = {p: _fit(f_part, ["present" if p in t else "absent" for t in part_truth], f"part-{p}") for p in PARTS}
     colour = PawnPixels.teach((m[0], m[1], m[7]) for m in moves) if moves is not None else None
     return FDDetector(face, sand, card, pawns, parts, colour, layout)
 
@@ -441,6 +456,9 @@ SIDE_GAIN = 2.0
 #: a blob that fits a pawn's silhouette better than SHAPE_FROM (IoU) makes "no pawn" up to
 #: SHAPE_WEIGHT less likely (at a perfect fit)
 SHAPE_FROM, SHAPE_WEIGHT = 0.5, 0.6
+#: a pawn-shaped blob without pawn colour counts as a pawn of up to this strength (keep it
+#: under NEITHER_BELOW: an alternative only, never the reading); 0 drops it
+OUTLINE_ONLY = 0.3
 
 
 def _diff_mask(a: np.ndarray, b: np.ndarray, threshold: float | None = None) -> np.ndarray:
@@ -674,7 +692,14 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
             like = SHAPE_WEIGHT * float(np.clip((fit - SHAPE_FROM) / (1.0 - SHAPE_FROM), 0.0, 1.0))
             nothing *= 1.0 - like
         if share[best] <= nothing:
-            continue                                  # no pawn: both sides look like no pawn colour
+            # no pawn colour on either side; a blob outlined like a standing pawn may still be
+            # one too pale to tell from the tile (white or yellow under glare): kept as a weak
+            # pawn (an alternative to "no pawn", see pawn_reading), never as the reading
+            if OUTLINE_ONLY and like > 0.0 and share[best] > 0.0:
+                hyp = ("+" if best < k else "-", COLOURS[best % k])
+                weak = OUTLINE_ONLY * min(1.0, 2.0 * like / SHAPE_WEIGHT)
+                out[hyp] = out.get(hyp, 0.0) + float(min(area, pawn_area) / pawn_area * weak)
+            continue
         hyp = ("+" if best < k else "-", COLOURS[best % k])
         sure = 1.0 - (1.0 - min(share[best], 1.0)) * (1.0 - like)     # colour or outline
         out[hyp] = out.get(hyp, 0.0) + float(min(area, 1.5 * pawn_area) / pawn_area * sure)

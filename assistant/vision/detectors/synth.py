@@ -2,10 +2,15 @@
 
 Each view is a random table (random faces and backs on random cells around a random storm
 cell, sand stacks, pawns, parts and a storm card) seen by a random camera under a random light,
-rendered by :mod:`assistant.vision.render`. Three condition sets:
+rendered by :mod:`assistant.vision.render`. Four condition sets:
 
 - ``train``: daylight, cool ceiling light, warm lamp, point light, white balance 3000-7500 K,
   mild blur and noise;
+- ``glare`` (teaching): a lamp with a specular glare blob pinned on a random table point
+  (random lamp place, 2700-4800 K, glare peak 0.4-1.3, blob sigma 10-30 mm) over a room light
+  of 0.4-0.9, white balance 3000-7500 K, mild blur and noise. It differs from the stress set's
+  glare (the fixed ``WARM_LAMP``: lamp at (80, 60, 500) mm, 2900 K, glare 0.7 at the lamp's
+  mirror point, room light 0.45): the lamp, its glare and the room light are drawn afresh;
 - ``normal`` (measuring): daylight and cool ceiling light, light noise;
 - ``stress`` (measuring): a warm lamp with glare, a dim room, defocus, and a strong colour cast.
 
@@ -25,7 +30,7 @@ from ..mats import mat_layout
 from ..render.art import size_mm
 from ..render.camera import look_at_mat
 from ..render.desert import ProceduralArt, pawn_piece, sand_pieces, storm_card_piece, tile_piece
-from ..render.lighting import COOL_CEILING, DAYLIGHT, POINT_LIGHT, WARM_LAMP
+from ..render.lighting import COOL_CEILING, DAYLIGHT, POINT_LIGHT, WARM_LAMP, Lamp
 from ..render.renderer import CameraSettings, Renderer
 from ..render.scene import FlatPiece, Scene
 
@@ -35,8 +40,9 @@ CARDS = tuple(f"wind_{d}_{k}" for d in "nesw" for k in (1, 2, 3)) + ("sun_beats_
 PART_NAMES = ("propeller", "solar_crystal", "engine", "navigation_deck")
 
 
-def random_scene(rng: random.Random, images, layout=None) -> Scene:
-    """A random table: every face and back appears often enough to be learnt."""
+def random_scene(rng: random.Random, images, layout=None, part_rate: float = 0.35) -> Scene:
+    """A random table: every face and back appears often enough to be learnt; each part lies on
+    some cell with probability ``part_rate``."""
     layout = layout or mat_layout("forbidden-desert")
     cells = [c.key for c in layout.cells]
     storm = rng.choice(cells)
@@ -57,12 +63,15 @@ def random_scene(rng: random.Random, images, layout=None) -> Scene:
             slot = used.get(cell, 0)
             used[cell] = slot + 1
             pieces.append(pawn_piece(adventurer, layout, cell, slot))
+    on_cell: dict = {}
     for part in PART_NAMES:
-        if rng.random() < 0.35:
+        if rng.random() < part_rate:
             cell = rng.choice([c for c in cells if c != storm])
             cx, cy = layout.cell(cell).center_mm
-            label = f"part:{part}"
-            pieces.append(FlatPiece(f"part:{part}", label, ProceduralArt().load(label), (cx + 14.0, cy - 14.0), size_mm(label),
+            k = on_cell[cell] = on_cell.get(cell, -1) + 1     # a second part is laid beside the first, as
+            label = f"part:{part}"                            # players do (and desert_script draws), not under it
+            pieces.append(FlatPiece(f"part:{part}", label, ProceduralArt().load(label),
+                                    (cx + 14.0 - 6.0 * k, cy - 14.0 + 6.0 * k), size_mm(label),
                                     rng.uniform(0, 360), "part", 2))
     if rng.random() < 0.85:
         pieces.append(storm_card_piece(layout, rng.choice(CARDS), images))
@@ -73,6 +82,15 @@ def _conditions(rng: random.Random, which: str):
     if which == "train":
         light = rng.choice((DAYLIGHT, COOL_CEILING, WARM_LAMP, POINT_LIGHT))
         light = replace(light, camera_kelvin=rng.uniform(3000, 7500)) if rng.random() < 0.4 else light
+        settings = CameraSettings(noise_sigma=rng.uniform(0.5, 3.0), defocus_px=rng.choice((0.0, 0.0, 1.0, 1.8)),
+                                  jpeg_quality=rng.choice((None, 85, 70)))
+    elif which == "glare":
+        lamp = Lamp((rng.uniform(-100, 650), rng.uniform(-100, 550), rng.uniform(350, 900)),
+                    kelvin=rng.uniform(2700, 4800), power=rng.uniform(0.5, 1.3), glare=rng.uniform(0.4, 1.3),
+                    glare_radius_mm=rng.uniform(10, 30), glare_at_mm=(rng.uniform(0, 565), rng.uniform(0, 470)))
+        light = replace(DAYLIGHT, name="glare", ambient=rng.uniform(0.4, 0.9), ambient_kelvin=rng.uniform(3000, 6500),
+                        camera_kelvin=rng.uniform(3000, 7500), wb_strength=rng.uniform(0.5, 0.9), lamps=(lamp,),
+                        shadow_strength=rng.uniform(0.3, 0.6))
         settings = CameraSettings(noise_sigma=rng.uniform(0.5, 3.0), defocus_px=rng.choice((0.0, 0.0, 1.0, 1.8)),
                                   jpeg_quality=rng.choice((None, 85, 70)))
     elif which == "normal":
@@ -96,7 +114,7 @@ def _conditions(rng: random.Random, which: str):
 
 
 def views(seed: int, count: int, which: str = "train", images=None, size=(1280, 720),
-          cameras: int = 4) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, Scene]]:
+          cameras: int = 4, part_rate: float = 0.35) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, Scene]]:
     """Rendered views ``(frame, homography, camera_matrix, scene)``.
 
     Parameters
@@ -111,6 +129,8 @@ def views(seed: int, count: int, which: str = "train", images=None, size=(1280, 
     size : (width, height)
     cameras : int
         Distinct camera poses (rendering maps are built once per pose).
+    part_rate : float
+        How often each part lies on the table (:func:`random_scene`).
 
     Yields
     ------
@@ -126,7 +146,7 @@ def views(seed: int, count: int, which: str = "train", images=None, size=(1280, 
         poses.append((cam, Renderer(cam)))
     for i in range(count):
         cam, renderer = poses[i % len(poses)]
-        scene = random_scene(rng, images, layout)
+        scene = random_scene(rng, images, layout, part_rate)
         light, settings = _conditions(rng, which)
         frame = renderer.render(scene, lighting=light, settings=settings, seed=seed * 7919 + i).image
         yield frame, cam.homography(), cam.K, scene
