@@ -15,9 +15,23 @@ from assistant.vision.detectors import synth
 def detector(tmp_path_factory):
     moves = itertools.chain(synth.pawn_moves(1, 50, "train", size=(960, 540)),
                             synth.other_changes(2, 30, "train", size=(960, 540)))
-    det = fd.teach(synth.views(1, 40, "train", size=(960, 540)), moves=moves)
+    part_views = synth.views(3, 12, "glare", size=(960, 540), part_rate=0.8)
+    det = fd.teach(synth.views(1, 40, "train", size=(960, 540)), moves=moves, part_views=part_views)
     folder = det.save(tmp_path_factory.mktemp("fd") / "model")
     return fd.FDDetector.load(folder)
+
+
+def test_glare_teaching_light_is_not_the_stress_glare():
+    """The ``glare`` teaching light draws its lamp and glare afresh: never the stress set's warm lamp."""
+    import random
+
+    from assistant.vision.render.lighting import WARM_LAMP
+
+    rng = random.Random(0)
+    for _ in range(50):
+        light, _settings = synth._conditions(rng, "glare")
+        (lamp,) = light.lamps
+        assert lamp.glare_at_mm is not None and lamp != WARM_LAMP.lamps[0] and light.ambient != WARM_LAMP.ambient
 
 
 def test_faces_sand_parts_and_card_are_read_on_unseen_tables(detector):

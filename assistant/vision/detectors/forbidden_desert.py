@@ -446,7 +446,7 @@ PAWN_SHARE = 0.15
 #: the change threshold: DIFF_NOISE x the noise of a crop pair, within DIFF_RANGE (grey levels)
 DIFF_NOISE, DIFF_RANGE = 5.0, (22.0, 40.0)
 #: a blob read as a pawn this weakly or less is more likely no pawn (see pawn_reading)
-NEITHER_BELOW = 0.35
+NEITHER_BELOW = 0.3
 #: a pawn read arriving this strongly makes its leaving its old cell likelier by PAIR_PRIOR x strength
 PAIR_STRENGTH, PAIR_PRIOR, PAIR_STRENGTH_SHARE = 0.5, 0.3, 0.8
 #: changed pixels over this many pawns' area: the tile itself changed (dug, slid), pawns are not judged
@@ -458,7 +458,7 @@ SIDE_GAIN = 2.0
 SHAPE_FROM, SHAPE_WEIGHT = 0.5, 0.6
 #: a pawn-shaped blob without pawn colour counts as a pawn of up to this strength (keep it
 #: under NEITHER_BELOW: an alternative only, never the reading); 0 drops it
-OUTLINE_ONLY = 0.3
+OUTLINE_ONLY = 0.28
 
 
 def _diff_mask(a: np.ndarray, b: np.ndarray, threshold: float | None = None) -> np.ndarray:
