@@ -46,6 +46,7 @@ class DemoResult:
     frames: int
     seconds: float
     latencies: list[float] = field(default_factory=list)
+    answered: int = 0
 
     @property
     def ok(self) -> bool:
@@ -58,7 +59,8 @@ class DemoResult:
                f"{len(self.latencies)} moves") if self.latencies else "no committed table move"
         return [f"{self.game}: {self.matching} of {self.truth} true events committed in order"
                 f" ({self.committed} committed in all){'' if self.ok else f'; event {self.first_wrong} DIFFERS from the truth'}",
-                f"  illegal moves flagged {self.illegal_flagged} of {self.illegal_expected}; questions asked {self.questions}",
+                f"  illegal moves flagged {self.illegal_flagged} of {self.illegal_expected}; questions asked {self.questions}"
+                f" ({self.answered} answered on the tablet by choosing what happened)",
                 f"  {self.frames} frames in {self.seconds:.1f} s = {self.frames / max(self.seconds, 1e-9):.1f} fps; "
                 f"latency last arm frame -> commit: {lat}"]
 
@@ -81,11 +83,17 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
         referee = {"Authorization": f"Bearer {session.tokens['referee']}"}
         queue = _tablet_queue(rec, truth)
 
+        answered = [0]
+        applied_at: list[int] = []                   # applied_at[i]: the frame at which event i was in the session
+
         def tablet(index: int) -> None:
+            while len(applied_at) < len(session.applied):
+                applied_at.append(index)
             # players enter an event on the tablet once its moment has come and the tablet shows
             # every earlier event (the camera's commits) — not before
             while queue and queue[0][0] <= index and len(session.applied) >= queue[0][1]:
                 client.post("/api/events", json=queue.pop(0)[2], headers=referee)
+            answered[0] += _answer(session, client, referee, truth)
 
         live = LiveTable(session, open_source(str(rec.video)),
                          lambda st: make_loop(rec.game, st, model, rec.fps, None), rec.fps, before_frame=tablet)
@@ -102,17 +110,32 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
         flagged = sum(1 for bad in rec.illegal for frame, v, _ in live.log
                       if v.kind in ("illegal", "ask") and bad["frame"] <= frame <= bad["frame"] + 3 * rec.fps)
         questions = sum(1 for _, v, _ in live.log if v.kind == "ask")
-        latencies = []
-        for move in rec.moves:
-            wanted = [truth[i] for i in move["events"]]
-            for frame, verdict, spent in live.log:
-                if verdict.kind == "commit" and frame >= move["arm_end"] and \
-                        any(e.to_json() in wanted for e in verdict.events):
-                    latencies.append((frame - move["arm_end"]) / rec.fps + spent)
-                    break
+        answers = answered[0]
+        while len(applied_at) < len(session.applied):
+            applied_at.append(frames)
+        latencies = [(applied_at[m["events"][-1]] - m["arm_end"]) / rec.fps for m in rec.moves
+                     if m["events"][-1] < len(applied_at) and applied_at[m["events"][-1]] >= m["arm_end"]]
         assert snapshot["events"] == len(committed)
     return DemoResult(rec.game, len(truth), len(committed), matching, first_wrong, len(rec.illegal),
-                      min(flagged, len(rec.illegal)), questions, frames, seconds, latencies)
+                      min(flagged, len(rec.illegal)), questions, frames, seconds, latencies, answers)
+
+
+def _answer(session: Session, client: Any, referee: dict, truth: list[dict]) -> int:
+    """The referee answers the open questions as players would on the tablet: a question whose
+    options include what really happened next gets that option (its events posted in order, the
+    question dismissed). Returns how many were answered. Nothing else is ever entered for the
+    camera: a move that no question offers stays uncommitted and is reported."""
+    done = 0
+    for notice in [n for n in session.notices if n.kind == "ask" and n.options]:
+        at = len(session.applied)
+        for option in notice.options:
+            if option and truth[at:at + len(option)] == option:
+                for event in option:
+                    client.post("/api/events", json=event, headers=referee)
+                done += 1
+                break
+        client.post(f"/api/notices/{notice.id}/dismiss", headers=referee)
+    return done
 
 
 def _tablet_queue(rec: Recording, truth: list[dict]) -> list[tuple[int, int, dict]]:
