@@ -236,9 +236,12 @@ def serve_recording(game: str, args: argparse.Namespace) -> int:
 def add_demo_command(subparsers: Any) -> None:
     """Register ``assistant demo [--game G] [--headless] [--model M] [--port P]``."""
     p = subparsers.add_parser("demo", help="the bundled recordings through the whole pipeline",
-                              description=__doc__.splitlines()[0])
-    p.add_argument("--game", choices=["forbidden-desert", "discovery-island", "scout-pennant"])
+                              description="Play the bundled recordings (examples/recordings/) as if from a camera: "
+                                          "with --headless, print per game the events committed against the "
+                                          "ground truth; without, serve the referee view on localhost.")
+    p.add_argument("--game", choices=["forbidden-desert", "discovery-island", "scout-pennant"],
+                   help="one game's recording (default: all that are bundled)")
     p.add_argument("--headless", action="store_true", help="no server: run every recording and print the figures")
     p.add_argument("--model", help="Forbidden Desert's taught detector folder")
-    p.add_argument("--port", type=int, default=8750)
+    p.add_argument("--port", type=int, default=8750, help="port of the referee view (without --headless)")
     p.set_defaults(func=_cmd_demo)

@@ -283,6 +283,17 @@ class Game(ABC):
             raise PermissionError(f"Player {seat + 1} chooses nothing in the set-up of {self.title}; the referee sets it up.")
         return {**setup, **changes}
 
+    def refusal_view(self, refusal: "Refusal", seat: int | None) -> str:
+        """The sentence ``seat`` (``None``: the whole table) may hear about an illegal event. The
+        default is the engine's message; a game whose messages can name hidden things (a walker's
+        true hex) gives a fixed sentence per reason code instead."""
+        return refusal.message
+
+    def legal_view(self, state: Any, seat: int) -> list[Event]:
+        """The legal events ``seat`` may be offered on its own tablet. The default is every legal
+        event whose actor is ``seat``; a game hides those whose very listing tells a secret."""
+        return [e for e in self.legal_events(state) if e.actor == seat]
+
     def board_svg(self, state: Any, seat: int | None) -> str:
         """The board as an SVG document drawn from ``state`` for ``seat`` (``None``: the public
         table), showing nothing that seat may not know. The default is an empty drawing."""

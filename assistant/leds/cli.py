@@ -37,6 +37,10 @@ def _cmd_test(args: argparse.Namespace) -> int:
         sent = board.frames_sent
         board.wait_until(lambda b: b.frames_sent > sent, timeout=2.0)
         return 0
+    except KeyboardInterrupt:
+        print("Stopped by Ctrl-C; the LEDs are switched off.", file=sys.stderr)
+        board.clear()
+        return 130
     finally:
         board.stop()
 

@@ -73,18 +73,35 @@ class Journal:
         self._write_durably("# " + " ".join(text.splitlines()) + "\n")
 
     def _write_durably(self, text: str) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        """Append ``text`` and fsync; on a failed write (a full disk) cut the file back to where
+        it was, so no torn line is left for the next append to join."""
+        with open(self.path, "ab") as f:
+            size = f.tell()
+            try:
+                f.write(text.encode("utf-8"))
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError:
+                try:
+                    f.truncate(size)
+                    os.fsync(f.fileno())
+                except OSError:
+                    pass                               # the repair on --resume drops a torn tail
+                raise
 
     def rewrite(self, header: Mapping[str, Any], events: Iterable[Mapping[str, Any]],
                 comments: Iterable[str] = ()) -> None:
-        """Replace the whole file atomically with ``header``, ``comments`` (as ``#`` lines) and
+        """Replace the whole file atomically with ``header``, the comment lines the file already
+        has (refusals, earlier undos: the log keeps them), ``comments`` (as new ``#`` lines) and
         ``events``. Raises ``OSError`` when it cannot be written (the old file is then kept)."""
+        kept = []
+        if self.path.exists():
+            kept = [line for line in self.path.read_text(encoding="utf-8").splitlines() if line.startswith("#")]
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(_line(header))
+            for line in kept:
+                f.write(line + "\n")
             for text in comments:
                 f.write("# " + " ".join(text.splitlines()) + "\n")
             for obj in events:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..games import Event, Game, MalformedError
+from ..games.base import Refusal
 from ..records import FORMAT, parse_header, read_record
 from .journal import Journal
 
@@ -45,12 +46,14 @@ class SessionError(Exception):
 
 @dataclass(frozen=True)
 class Applied:
-    """One applied event: its JSON object as logged, the actor, and whether it could be undone
-    (it revealed nothing and did not end its actor's turn)."""
+    """One applied event: its JSON object as logged, the actor, whether it could be undone (it
+    revealed nothing and did not end its actor's turn), and who posted it (a seat or the
+    referee, which includes the camera)."""
 
     obj: dict[str, Any]
     actor: int | str
     undoable: bool
+    by: Any = "referee"
 
 
 @dataclass
@@ -100,6 +103,8 @@ class Session:
         self.devices: dict[str, str] = {}
         #: cells the referee asked the camera to look at again (taken by the live loop)
         self.reread: list = []
+        #: how many times the event list was rewound (undo, set-up change): the live loop rebuilds
+        self.rewinds = 0
 
     # -- construction -----------------------------------------------------------------------
 
@@ -152,7 +157,7 @@ class Session:
 
     # -- changing the game -----------------------------------------------------------------
 
-    def _apply(self, event: Event) -> Applied | SessionError:
+    def _apply(self, event: Event, by: Role = "referee") -> Applied | SessionError:
         before = self.state
         after = self.game.apply(before, event)
         if not after:
@@ -160,7 +165,7 @@ class Session:
         actor = event.actor
         undoable = (isinstance(actor, int) and not self.game.reveals(before, event)
                     and self.game.to_move(after) == actor)
-        applied = Applied(event.to_json(), actor, undoable)
+        applied = Applied(event.to_json(), actor, undoable, by)
         self.state = after
         self.applied.append(applied)
         return applied
@@ -170,8 +175,9 @@ class Session:
         token. Raises :class:`SessionError` (403) for a token that is not this session's."""
         if not token:
             return None
+        given = token.encode("utf-8", "surrogateescape")
         for name, value in self.tokens.items():
-            if secrets.compare_digest(value, token):
+            if secrets.compare_digest(value.encode("ascii"), given):
                 return "referee" if name == "referee" else int(name)
         raise SessionError(403, "unknown_token", "That token is not one of this session's.")
 
@@ -200,11 +206,14 @@ class Session:
                                f"Player {role}'s token can only post player {role}'s events.")
         with self.changed:
             before = self.state
-            result = self._apply(event)
+            result = self._apply(event, role)
             if isinstance(result, SessionError):
                 self.journal.comment(f"refused ({result.reason}): {json.dumps(event.to_json())}")
-                self._notice("illegal", f"{result} ({result.reason})", reason=result.reason)
-                raise result
+                refusal = Refusal(result.reason, str(result))
+                public = self.game.refusal_view(refusal, None)
+                self._notice("illegal", f"{public} ({result.reason})", reason=result.reason)
+                shown = str(result) if role == "referee" else self.game.refusal_view(refusal, role)
+                raise SessionError(409, result.reason, shown)
             try:
                 self.journal.append(result.obj)
             except OSError:
@@ -242,8 +251,12 @@ class Session:
                 game, start = parse_header(header, 1, self.journal.path.resolve().parent)
             except MalformedError as exc:
                 raise SessionError(400, "malformed", f"That set-up is invalid: {exc}.") from None
+            if _seats(game, start) != self.seats:
+                raise SessionError(409, "seats_fixed", f"The session has {self.seats} seats and their tokens are "
+                                                       "handed out: start a new session for another number of players.")
             self.journal.rewrite(header, [])
             self.header, self.start_state, self.state = header, start, start
+            self.rewinds += 1
             self._publish()
             return {"ok": True}
 
@@ -254,7 +267,7 @@ class Session:
         if not self.applied or role is None:
             return False
         last = self.applied[-1]
-        return last.undoable and (role == "referee" or role == last.actor)
+        return last.undoable and (role == "referee" or (role == last.actor and last.by == role))
 
     def undo(self, role: Role) -> dict[str, Any]:
         """Take back the last event; returns ``{"events": N}`` (events left).
@@ -271,8 +284,9 @@ class Session:
                 if not self.applied:
                     raise SessionError(409, "nothing_to_undo", "There is no event to undo.")
                 last = self.applied[-1]
-                if role is None or (role != "referee" and role != last.actor):
-                    raise SessionError(403, "not_your_event", "Only the player who made the last move, or the referee, can undo it.")
+                if role is None or (role != "referee" and (role != last.actor or last.by != role)):
+                    raise SessionError(403, "not_your_event",
+                                       "Only the player who entered the last move, or the referee, can undo it.")
                 raise SessionError(409, "undo_barrier", "The last event revealed information or ended the turn, so it cannot be undone.")
             kept = self.applied[:-1]
             self.journal.rewrite(self.header, [a.obj for a in kept],
@@ -281,6 +295,7 @@ class Session:
             for a in kept:
                 state = self.game.apply(state, self.game.parse_event(a.obj, self.start_state))
             self.state, self.applied = state, kept
+            self.rewinds += 1
             self._publish()
             return {"events": len(kept)}
 
@@ -322,8 +337,12 @@ class Session:
         """
         if role != "referee":
             raise SessionError(403, "referee_only", "Only the referee token can ask the camera to look again.")
-        if not isinstance(cells, list) or not cells or not all(isinstance(c, (list, str)) for c in cells):
-            raise SessionError(400, "malformed", "Give the cells as a non-empty list, e.g. [[2, 3]].")
+        def cell_ok(c: Any) -> bool:
+            return isinstance(c, str) or (isinstance(c, list) and 1 <= len(c) <= 3 and all(
+                isinstance(v, (int, str)) and not isinstance(v, bool) for v in c))
+
+        if not isinstance(cells, list) or not cells or len(cells) > 64 or not all(cell_ok(c) for c in cells):
+            raise SessionError(400, "malformed", "Give the cells as a non-empty list of cell ids, e.g. [[2, 3]].")
         with self.changed:
             self.reread.extend(tuple(c) if isinstance(c, list) else c for c in cells)
             self._notice("info", "Looking again at the cells asked for.", cells)
@@ -394,12 +413,18 @@ def _tokens(record: Path, seats: int) -> dict[str, str]:
     that tablets keep working after ``--resume``; made on first use."""
     path = record.with_name(record.name + ".tokens.json")
     if path.exists():
-        tokens = json.loads(path.read_text(encoding="utf-8"))
-        if set(tokens) == {"referee", *map(str, range(seats))}:
+        try:
+            tokens = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            tokens = {}                                # unreadable (a crash while writing): new tokens
+        if isinstance(tokens, dict) and set(tokens) == {"referee", *map(str, range(seats))}:
             return tokens
     tokens = {"referee": secrets.token_urlsafe(16), **{str(s): secrets.token_urlsafe(16) for s in range(seats)}}
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(tokens, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
     return tokens
-

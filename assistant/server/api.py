@@ -10,6 +10,7 @@ so a player's token never reads another player's secret.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, Iterator
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
@@ -57,12 +58,19 @@ def snapshot():
 
 @bp.get("/legal")
 def legal():
-    """The events the caller may post now: its own seat's legal events; everything for the referee."""
+    """The events the caller may post now: its own seat's legal events (as the game lets it see
+    them); everything for the referee; for the public table, what the player to move may do."""
     who = role()
     s = session()
     with s.changed:
-        events = s.game.legal_events(s.state) if who is not None else []
-    mine = [e.to_json() for e in events if who == "referee" or e.actor == who]
+        if who == "referee":
+            events = s.game.legal_events(s.state)
+        elif who is None:                              # the table sees what the player to move may do
+            mover = s.game.to_move(s.state)
+            events = s.game.legal_view(s.state, mover) if isinstance(mover, int) else []
+        else:                                          # the game hides what would tell a secret
+            events = s.game.legal_view(s.state, who)
+    mine = [e.to_json() for e in events]
     return jsonify(events=mine[:LEGAL_LIMIT], total=len(mine), truncated=len(mine) > LEGAL_LIMIT)
 
 
@@ -155,13 +163,31 @@ def _events(s: Session, who: Role, keepalive_s: float) -> Iterator[str]:
             yield ": keep-alive\n\n"
 
 
+_open_streams = {"count": 0}
+_streams_lock = threading.Lock()
+
+
 @bp.get("/stream")
 def stream():
-    """Server-Sent Events for the caller's role (``event: snapshot``, JSON data)."""
+    """Server-Sent Events for the caller's role (``event: snapshot``, JSON data). Each open
+    stream holds a server thread, so at most ``MAX_STREAMS`` are served (503 beyond)."""
     who = role()
     s = session()
     keepalive_s = current_app.config["KEEPALIVE_S"]
-    return Response(stream_with_context(_events(s, who, keepalive_s)), mimetype="text/event-stream",
+    limit = current_app.config.get("MAX_STREAMS", 64)
+    with _streams_lock:
+        if _open_streams["count"] >= limit:
+            raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab and retry.")
+        _open_streams["count"] += 1
+
+    def counted():
+        try:
+            yield from _events(s, who, keepalive_s)
+        finally:
+            with _streams_lock:
+                _open_streams["count"] -= 1
+
+    return Response(stream_with_context(counted()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 

@@ -38,6 +38,14 @@ def _key(value: Any):
     return value
 
 
+def _hashable(key: Any) -> bool:
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return True
+
+
 def lights(session: Session, mapped: set, surface: str = "mat") -> dict:
     """The cells to light now: ``{cell key: (colour, effect)}`` over the keys in ``mapped``.
 
@@ -59,13 +67,13 @@ def lights(session: Session, mapped: set, surface: str = "mat") -> dict:
             continue
         for name in CELL_PARAMS:
             key = _key(event.get(name))
-            if key in mapped:
+            if _hashable(key) and key in mapped:
                 out[key] = TARGET_LIGHT
     for notice in notices:
         for cell in notice.cells:
             key = _key(cell)
             key = key[0] if isinstance(key, tuple) and len(key) == 1 and isinstance(key[0], str) else key
-            if key in mapped:
+            if _hashable(key) and key in mapped:
                 out[key] = NOTICE_LIGHT.get(notice.kind, NOTICE_LIGHT["info"])
     return out
 
@@ -100,10 +108,13 @@ class LedView:
         revision, shown_status = -1, None
         while not self._stop.is_set():
             now = self.session.wait(revision, 1.0)
-            if now != revision:
-                revision = now
-                self.board.show(lights(self.session, self.mapped, self.surface))
-            if self.board.status != shown_status:
-                shown_status = self.board.status
+            try:
+                if now != revision:
+                    revision = now
+                    self.board.show(lights(self.session, self.mapped, self.surface))
+                if self.board.status != shown_status:
+                    shown_status = self.board.status
+                    self.session.set_device("LED board", shown_status)   # the next round re-lights: harmless
+            except Exception as exc:                       # keep the view alive; say what broke
+                shown_status = f"error: {type(exc).__name__}: {exc}"
                 self.session.set_device("LED board", shown_status)
-                revision = self.session.revision          # our own notice changed it; nothing new to light

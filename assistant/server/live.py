@@ -134,6 +134,7 @@ class LiveTable:
         with session.changed:
             self.loop = loop_of(session.state)
             self.seen = len(session.applied)
+            self.rewinds = session.rewinds
         self.status = "starting"
         self.verdicts: list[Verdict] = []
         self._marked: tuple[str, list] = ("", [])
@@ -182,8 +183,9 @@ class LiveTable:
         with self.session.changed:
             applied = list(self.session.applied)
             state = self.session.state
-        if len(applied) < self.seen:
-            self.loop = self.loop_of(state)
+            rewinds = self.session.rewinds
+        if rewinds != self.rewinds or len(applied) < self.seen:
+            self.loop, self.rewinds = self.loop_of(state), rewinds
         else:
             for a in applied[self.seen:]:
                 event = self.session.game.parse_event(a.obj, self.session.start_state)
@@ -199,8 +201,9 @@ class LiveTable:
         if verdict.kind == "commit":
             for event in verdict.events:
                 try:
-                    s.submit(event.to_json(), "referee")
-                    self.seen += 1
+                    with s.changed:                      # no tablet event can slip in between
+                        s.submit(event.to_json(), "referee")
+                        self.seen = len(s.applied)
                 except SessionError as exc:            # the rules refuse what the tracker thought legal
                     s.notify("illegal", f"The camera saw {event.type}, but: {exc}", verdict.cells, exc.reason)
                     with s.changed:
@@ -229,21 +232,29 @@ class LiveTable:
             if frame is None:
                 self.status = "the camera source stopped"
                 return
-            if self.before_frame is not None:
-                self.before_frame(index)
-            self._sync()
-            started = time.perf_counter()
-            step = self.loop.process(frame.image, index, index / self.fps)
-            self.status = step.watch.status
-            verdict = step.verdict
-            if verdict is None and self.session.reread and step.watch.status == "still" and step.watch.track.ok:
-                verdict = self._look_again(frame.image, step.watch, index)
-            if verdict is not None:
-                self.log.append((index, verdict, time.perf_counter() - started))
-                self.deliver(verdict)
-                self._marked = (verdict.kind, list(verdict.cells))
-            self._publish(step.watch)
+            try:
+                self._step(frame, index)
+            except Exception as exc:                       # keep following the table; say what broke
+                self.status = f"error: {type(exc).__name__}: {exc}"
+                self.session.set_device("camera", self.status)
             index += 1
+
+    def _step(self, frame, index: int) -> None:
+        """One frame: tablet sync, the live loop, a verdict delivered, the camera panel."""
+        if self.before_frame is not None:
+            self.before_frame(index)
+        self._sync()
+        started = time.perf_counter()
+        step = self.loop.process(frame.image, index, index / self.fps)
+        self.status = step.watch.status
+        verdict = step.verdict
+        if verdict is None and self.session.reread and step.watch.status == "still" and step.watch.track.ok:
+            verdict = self._look_again(frame.image, step.watch, index)
+        if verdict is not None:
+            self.log.append((index, verdict, time.perf_counter() - started))
+            self.deliver(verdict)
+            self._marked = (verdict.kind, list(verdict.cells))
+        self._publish(step.watch)
 
     def _outline(self, view: np.ndarray) -> None:
         """Outline the cells of the last verdict on the rectified board (BGR, Okabe-Ito: commit

@@ -35,7 +35,22 @@ def default_setup(game_id: str, seed: int) -> dict[str, Any]:
     import random
 
     module = importlib.import_module(f"assistant.games.{game_id.replace('-', '_')}.simulate")
+    if game_id == "scout-pennant":                     # the printed mat's board: radius 4 (rules default)
+        return module.random_setup(random.Random(seed), radius=4)
     return module.random_setup(random.Random(seed))
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether ``host:port`` can be listened on now (checked before any file is written)."""
+    import socket
+
+    if port == 0:
+        return True
+    try:
+        with socket.create_server((host, port)):
+            return True
+    except OSError:
+        return False
 
 
 def open_session(args: argparse.Namespace) -> Session:
@@ -90,6 +105,10 @@ def _camera(args: argparse.Namespace, session: Session):
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    if not port_free(args.host, args.port):
+        print(f"serve: port {args.port} on {args.host} is in use (another server?); give another --port.",
+              file=sys.stderr)
+        return 2
     try:
         session = open_session(args)
     except (OSError, MalformedError, ValueError, json.JSONDecodeError) as exc:
@@ -122,6 +141,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .app import create_app
 
     app = create_app(session, camera=panel.jpeg if panel else None)
+    app.config["MAX_STREAMS"] = 2 * (session.seats + 2)        # every stream holds one of the threads
     server = create_server(app, host=args.host, port=args.port, threads=threads_for(session.seats),
                            channel_timeout=30, ident="tabletop-assistant")
     base = f"http://{args.host if args.host not in ('0.0.0.0', '::') else 'THIS-MACHINE'}:{server.effective_port}"

@@ -676,7 +676,9 @@ def add_teach_command(subparsers: Any) -> None:
         "teach", help="teach the assistant your pieces, from photos or laid out on the mat",
         description="Learn a piece classifier from one photo per piece (file stem = label) and save it "
                     "as model.npz + manifest.json. Models taught on a publisher's artwork stay on your machine.")
-    p.add_argument("--game", required=True, help="game id, e.g. forbidden-desert")
+    from ..games import game_ids
+
+    p.add_argument("--game", required=True, choices=game_ids(), help="game id, e.g. forbidden-desert")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--images", action="append", metavar="DIR", help="folder of photos (repeatable)")
     src.add_argument("--source", metavar="S", help="camera index or video to sample the laid-out pieces from")

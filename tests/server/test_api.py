@@ -50,7 +50,8 @@ def test_legal_lists_only_the_callers_events(pennant):
     theirs = client.get("/api/legal", headers=auth(s, str(1 - mover))).get_json()
     assert mine["total"] > 0 and all(e["actor"] == mover for e in mine["events"])
     assert theirs["total"] == 0
-    assert client.get("/api/legal").get_json()["total"] == 0
+    public = client.get("/api/legal").get_json()                 # the table reads what the mover may do
+    assert public["events"] == mine["events"]
 
 
 def test_join_codes_need_the_referee(pennant):
@@ -201,3 +202,51 @@ def test_quiet_streams_get_keep_alives_and_do_not_starve_requests(live):
     assert conn.getresponse().status == 200
     for c, _ in streams:
         c.close()
+
+
+def test_a_token_with_any_characters_is_refused_not_a_500(pennant):
+    _, s, client = pennant
+    for url in ("/?token=%C3%A9", "/api/snapshot?token=%C3%A9", "/api/stream?token=%E2%98%83"):
+        assert client.get(url).status_code == 403
+    assert client.get("/api/snapshot", headers={"Authorization": "Bearer é".encode().decode("latin-1")}).status_code == 403
+
+
+def test_look_again_takes_only_cell_ids(pennant):
+    _, s, client = pennant
+    headers = auth(s, "referee")
+    assert client.post("/api/reread", json={"cells": [[{"a": 1}]]}, headers=headers).status_code == 400
+    assert client.post("/api/reread", json={"cells": [[0, 1], "card"]}, headers=headers).status_code == 200
+    assert client.post("/api/reread", json={"cells": [[0, 1]]}, headers=auth(s, "0")).status_code == 403
+
+
+def test_the_seat_count_cannot_change_once_tokens_are_out(pennant):
+    _, s, client = pennant
+    setup = dict(s.header["setup"])
+    fewer = {"players": setup["players"][:2]} if len(setup["players"]) > 2 else {"players": setup["players"] + [
+        {"seat": len(setup["players"]), "colour": "green"}]}
+    r = client.post("/api/setup", json=fewer, headers=auth(s, "referee"))
+    assert r.status_code == 409 and r.get_json()["error"] == "seats_fixed"
+
+
+def test_a_walker_is_offered_nothing_that_depends_on_where_it_is(tmp_path, island_pair):
+    """§6.1: the walker's tablet lists no steps, sea refusals or cache actions (their listing
+    would say where it stands); its refused post gets a sentence naming no hex."""
+    s, _ = island_pair(tmp_path)
+    client = create_app(s).test_client()
+    walker = s.game.to_move(s.state)
+    mine = client.get("/api/legal", headers=auth(s, str(walker))).get_json()["events"]
+    assert {e["type"] for e in mine} <= {"end_march", "skip_march", "event_resolved"}
+    everything = client.get("/api/legal", headers=auth(s, "referee")).get_json()["events"]
+    assert any(e["type"] == "choose_direction" for e in everything)
+    from assistant.games.discovery_island.geometry import DIRECTION_NAMES, step
+
+    island, here = s.state.cfg.island, s.state.pos[walker]
+    land = next(d for d in DIRECTION_NAMES if island.terrain(step(here, d)) != "sea")
+    r = client.post("/api/events", json={"actor": walker, "type": "sea_refused", "dir": land},
+                    headers=auth(s, str(walker)))
+    assert r.status_code == 409 and r.get_json()["error"] == "not_sea"
+    for sentence in (r.get_json()["message"], s.snapshot(None)["notices"][-1]["message"]):
+        assert not any(ch.isdigit() for ch in sentence.replace("(not_sea)", "")), sentence
+    referee = client.post("/api/events", json={"actor": walker, "type": "sea_refused", "dir": land},
+                          headers=auth(s, "referee"))
+    assert referee.status_code == 409 and any(ch.isdigit() for ch in referee.get_json()["message"])

@@ -90,3 +90,15 @@ def test_the_load_benchmark_runs_and_counts_deliveries(capsys):
     assert applied >= 20
     assert re.search(rf"over {applied * bench.LIVE_CLIENTS} deliveries", out)
     assert "0 failed POSTs, 0 broken streams, 0 snapshots never received" in out
+
+
+def test_a_busy_port_is_said_before_any_file_is_written(tmp_path):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        run = subprocess.run([sys.executable, "-m", "assistant", "serve", "--game", "scout-pennant", "--record",
+                              "g.jsonl", "--port", str(port)], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                             capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "in use" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "g.jsonl").exists()

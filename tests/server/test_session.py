@@ -180,3 +180,24 @@ def test_each_player_chooses_where_the_other_lands_before_the_first_event(tmp_pa
         fresh.amend_setup({"landing": sea}, 1)
     assert exc.value.status == 400 and "landing" in str(exc.value)
     assert fresh.header["setup"]["landing"][1] == target                      # nothing lost
+
+
+def test_an_undo_keeps_the_log_of_refusals_and_earlier_undos(tmp_path):
+    s = _desert(tmp_path)
+    p = s.game.to_move(s.state)
+    with pytest.raises(SessionError):
+        s.submit({"actor": 1 - p, "type": "end_turn"}, "referee")          # out of turn: refused
+    moves = [e for e in s.game.legal_events(s.state) if e.type == "move"]
+    for k in range(2):
+        s.submit(moves[k].to_json(), p)
+        s.undo(p)
+    text = (tmp_path / "fd.jsonl").read_text()
+    assert text.count("# refused") == 1 and text.count("# undone") == 2
+
+
+def test_a_player_cannot_undo_what_the_referee_entered_for_it(tmp_path):
+    s = _desert(tmp_path)
+    p = s.game.to_move(s.state)
+    move = next(e for e in s.game.legal_events(s.state) if e.type == "move")
+    s.submit(move.to_json(), "referee")                                  # e.g. the camera's commit
+    assert not s.can_undo(p) and s.can_undo("referee")

@@ -76,6 +76,19 @@ class DiscoveryIsland(Game):
         landing[1 - seat] = changes["landing"]
         return {**setup, "landing": landing}
 
+    def refusal_view(self, refusal: Refusal, seat: int | None) -> str:
+        """§6.1: engine messages name island hexes, clues and the treasure; everyone but the
+        referee hears a fixed sentence per reason code (:func:`~.views.table_sentence`)."""
+        return views.table_sentence(refusal.reason)
+
+    def legal_view(self, state: State, seat: int) -> list[Event]:
+        """The walker's steps, sea refusals, checkpoint and cache actions depend on its true hex,
+        which it must not learn (§6.1): its tablet is offered only what does not (ending or
+        skipping a march, resolving an event with a card). The opponent lays the tiles; the
+        camera and the referee enter the rest."""
+        return [e for e in self.legal_events(state) if e.actor == seat
+                and e.type in ("end_march", "skip_march", "event_resolved")]
+
     def board_svg(self, state: State, seat: int | None) -> str:
         """The island with what ``seat`` may know (:func:`~.drawing.board_svg`)."""
         return drawing.board_svg(state.cfg.island, views.view(state, seat))

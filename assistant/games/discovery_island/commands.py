@@ -13,6 +13,10 @@ from .island import load_map, warnings, write_map
 
 
 def _validate(args: argparse.Namespace) -> int:
+    if not args.map and not args.data:
+        print("island validate: give --map FILE and/or --data FOLDER to check (the bundled example island and "
+              "default data are checked by the test suite).", file=sys.stderr)
+        return 2
     try:
         if args.map:
             island = load_map(args.map)

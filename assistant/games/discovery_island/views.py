@@ -100,3 +100,31 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     out["cards"] = _cards(state, seat)
     out["possible_treasures"] = possible_treasures(island, state.clues[seat].values(), state.empty_caches)
     return out
+
+
+#: One sentence per reason code (rules §7.4) that the whole table may hear: the engine's own
+#: messages name island hexes, and the walker must not learn where it stands (§6.1).
+TABLE_SENTENCES = {
+    "off_map": "That step leaves the map.",
+    "direction_into_sea": "The map shows sea that way: the opponent should have said \"hav\".",
+    "not_sea": "That way is land, not sea.",
+    "wrong_step_type": "The hex that way is not what the tile says (a checkpoint, a cache, or plain land).",
+    "label_mismatch": "The label does not match the map there.",
+    "wrong_terrain_laid": "The terrain of the tile laid is not the map's terrain that way.",
+    "points_out_of_range": "The tile's number is outside its terrain's range.",
+    "tile_not_in_supply": "No tile like that is in the supply.",
+    "march_not_over": "The march is not over yet: it needs 12 points or an event that ends it.",
+    "march_already_over": "The march is already over.",
+    "not_your_march": "It is not that player's march.",
+    "resolution_pending": "The event on the last tile must be resolved first.",
+    "relocation_too_far": "The new start is too far from where the walker got lost.",
+    "relocation_into_sea": "The new start is in the sea.",
+    "relocation_on_feature": "The new start may not be a checkpoint or a cache.",
+    "relocation_same_hex": "The new start may not be the hex where the walker got lost.",
+}
+
+
+def table_sentence(reason: str) -> str:
+    """What the table may hear about an illegal move with rules reason code ``reason``: a fixed
+    sentence that names no island hex (the engine's message goes to the opponent only)."""
+    return TABLE_SENTENCES.get(reason, f"That move is not allowed ({reason.replace('_', ' ')}).")

@@ -74,10 +74,13 @@ function draw(snap) {
   $("board").innerHTML = snap.board_svg;       // drawn by the server from the engine's state
   $("board").classList.toggle("no-assist", !assist());
   const hot = new Set(snap.notices.flatMap((n) => n.cells.map(cellId)));
+  // Discovery Island's board is the island map, while the camera's cells are the mat's: no
+  // highlighting or tapping there (the notice names the mat hex in words)
+  const onMat = snap.game !== "discovery-island";
   document.querySelectorAll("#board [data-cell]").forEach((g) => {
-    g.classList.toggle("hot", hot.has(g.dataset.cell));
+    g.classList.toggle("hot", onMat && hot.has(g.dataset.cell));
     g.classList.toggle("picked", picked.has(g.dataset.cell));
-    if (isReferee) g.onclick = () => pick(g);
+    if (isReferee && onMat) g.onclick = () => pick(g);
   });
   const turn = snap.to_move === null ? `Game over: ${snap.result}` :
     typeof snap.to_move === "number" ? `Player ${snap.to_move + 1} to move` : `${snap.to_move} phase`;
@@ -109,7 +112,7 @@ function draw(snap) {
     }
     return div;
   }));
-  if (seat !== null || isReferee) loadLegal();
+  loadLegal();
   landingForm(snap);
 }
 
@@ -140,6 +143,10 @@ async function loadLegal() {
   const data = await r.json();
   const shown = data.events.slice(0, 60);
   $("legal").replaceChildren(...shown.map((ev) => {
+    if (seat === null && !isReferee) {               // the table view: what the player may do, to read
+      const span = document.createElement("span"); span.className = "option-text"; span.textContent = describe(ev);
+      return span;
+    }
     const b = document.createElement("button"); b.type = "button"; b.textContent = describe(ev);
     b.onclick = () => post("/api/events", ev); return b;
   }));
@@ -170,7 +177,7 @@ function connect() {
 }
 
 $("undo").onclick = () => post("/api/undo");
-if (isReferee) {
+if (isReferee && body.dataset.game !== "discovery-island") {
   const b = document.createElement("button"); b.type = "button"; b.id = "reread"; b.disabled = true;
   b.textContent = "Look again (tap cells)";
   b.onclick = async () => {
