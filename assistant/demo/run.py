@@ -60,9 +60,10 @@ class DemoResult:
         return [f"{self.game}: {self.matching} of {self.truth} true events committed in order"
                 f" ({self.committed} committed in all){'' if self.ok else f'; event {self.first_wrong} DIFFERS from the truth'}",
                 f"  illegal moves flagged {self.illegal_flagged} of {self.illegal_expected}; questions asked {self.questions}"
-                f" ({self.answered} answered on the tablet by choosing what happened)",
+                f" ({self.answered} answered on the tablet by choosing what happened, the rest settled on the table:"
+                f" pieces put back or the move made again)",
                 f"  {self.frames} frames in {self.seconds:.1f} s = {self.frames / max(self.seconds, 1e-9):.1f} fps; "
-                f"latency last arm frame -> commit: {lat}"]
+                f"latency from the last frame with an arm over the board to the commit: {lat}"]
 
 
 def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
