@@ -492,7 +492,7 @@ def test_teach_command(tmp_path, capsys):
     parser = argparse.ArgumentParser(prog="assistant")
     add_teach_command(parser.add_subparsers(dest="command", required=True))
     out = tmp_path / "models" / "demo"
-    args = parser.parse_args(["teach", "--game", "demo", "--images", str(tmp_path), "-o", str(out), "--seed", "3",
+    args = parser.parse_args(["teach", "--game", "scout-pennant", "--images", str(tmp_path), "-o", str(out), "--seed", "3",
                               "--crops", "300"])
     assert args.func(args) == 0
     printed = capsys.readouterr().out
@@ -502,7 +502,7 @@ def test_teach_command(tmp_path, capsys):
     assert args.func(args) == 2                     # the arrangement is printed, then the source fails
     captured = capsys.readouterr()
     assert "neither a camera index" in captured.err and captured.out.startswith("round 1")
-    args = parser.parse_args(["teach", "--game", "demo", "--images", str(tmp_path / "missing")])
+    args = parser.parse_args(["teach", "--game", "scout-pennant", "--images", str(tmp_path / "missing")])
     assert args.func(args) == 2 and "no such folder" in capsys.readouterr().err
 
 
