@@ -29,8 +29,7 @@ from ..vision.render.actions import Place, Remove
 from ..vision.render.lighting import DAYLIGHT, WARM_LAMP
 from ..vision.render.renderer import CameraSettings, Renderer
 from ..vision.render.sequence import Bump, Hold, Reach, SetLight, Sequence, Sweep
-from ..vision.render.video import write_sequence
-from .recording import TRUTH, VIDEO, save_script
+from .recording import TRUTH, save_script, write_video
 
 SIZE = (960, 540)
 FPS = 30.0
@@ -111,34 +110,7 @@ def make(out: str | Path, seed: int = 1, table_moves: int = 34) -> Path:
             conditions.append({"after_arm": len(arm_steps) - 1, "what": "the mat bumped by 6 mm and 1.5 degrees"})
     steps.append(Hold(30))
     seq = Sequence(scene, camera, steps, DAYLIGHT, SETTINGS, fps=FPS, seed=game_seed, renderer=Renderer(camera))
-    states = seq.states()
-    episodes, first = [], None
-    for st in states:
-        if st.arm is not None and first is None:
-            first = st.index
-        elif st.arm is None and first is not None:
-            episodes.append((first, st.index - 1))
-            first = None
-    if len(episodes) != len(arm_steps):
-        raise RuntimeError(f"{len(episodes)} arm passes rendered for {len(arm_steps)} arm steps")
-    over: dict[int, bool] = {}
-
-    def frames():
-        for st in states:
-            f = seq.render_state(st)
-            arm = f.truth.arm
-            over[st.index] = bool(arm.present and (arm.touched_cells or arm.band_touched))
-            yield f
-
-    write_sequence(frames(), out / VIDEO, fps=FPS)
-    ends = [max((k for k in range(a, b + 1) if over.get(k)), default=b) for a, b in episodes]
-    moves_out = [{"events": [tag[1]], "arm_end": end} for end, tag in zip(ends, arm_steps) if tag and tag[0] == "move"]
-    for item in illegal:
-        item["frame"] = ends[item.pop("arm")]
-    for item in conditions:
-        k = item.pop("after_arm")
-        item["frame"] = episodes[k][1] + 1 if 0 <= k < len(episodes) else 0
-    tablet = [(episodes[k - 1][1] + 10 if k > 0 else 5, ev) for k, ev in tablet_after]
+    moves_out, tablet = write_video(out, seq, arm_steps, illegal, conditions, tablet_after)
     (out / TRUTH).write_text(write_record("discovery-island", game.setup, game.rulings, truth), encoding="utf-8")
     save_script(out, "discovery-island", FPS, SIZE, tablet, illegal, moves_out, conditions)
     return out

@@ -29,8 +29,7 @@ from ..vision.render.camera import look_at_mat
 from ..vision.render.lighting import DAYLIGHT, WARM_LAMP
 from ..vision.render.renderer import CameraSettings, Renderer
 from ..vision.render.sequence import Bump, Hold, Reach, SetLight, Sequence, Sweep
-from ..vision.render.video import write_sequence
-from .recording import TRUTH, VIDEO, save_script
+from .recording import TRUTH, save_script, write_video
 
 GAME = get_game("scout-pennant")
 SIZE = (960, 540)
@@ -101,7 +100,7 @@ def make(out: str | Path, seed: int = 7, moves: int = 20) -> Path:
         if kind == "tablet":
             truth.append(item[1])
             state = GAME.apply(state, item[1])
-            tablet_after.append((len(arm_steps), item[1]))
+            tablet_after.append((len(arm_steps), item[1].to_json()))
             continue
         if kind == "light":
             steps += [SetLight(item[1]), Hold(20)]
@@ -153,43 +152,9 @@ def make(out: str | Path, seed: int = 7, moves: int = 20) -> Path:
     steps.append(Hold(30))
     first_scene = table_scene(model.expected(GAME.new_state(SETUP, {})), seed=seed, art=art)
     seq = Sequence(first_scene, camera, steps, DAYLIGHT, SETTINGS, fps=FPS, seed=seed, renderer=Renderer(camera))
-    states = seq.states()
-    episodes, start = [], None                                 # (first, last) frame of each arm pass
-    for st in states:
-        if st.arm is not None and start is None:
-            start = st.index
-        elif st.arm is None and start is not None:
-            episodes.append((start, st.index - 1))
-            start = None
-    if len(episodes) != len(arm_steps):
-        raise RuntimeError(f"{len(episodes)} arm passes rendered for {len(arm_steps)} arm steps")
-    over: dict[int, bool] = {}
-
-    def frames():
-        for st in states:
-            f = seq.render_state(st)
-            arm = f.truth.arm
-            over[st.index] = bool(arm.present and (arm.touched_cells or arm.band_touched))
-            yield f
-
-    write_sequence(frames(), out / VIDEO, fps=FPS)
-    # the last frame of each arm pass with the arm over the board (latency is measured from it)
-    ends = [max((k for k in range(first, last + 1) if over.get(k)), default=last) for first, last in episodes]
-    moves_out: dict[int, dict] = {}
-    for end, tag in zip(ends, arm_steps):
-        if tag and tag[0] == "move":
-            moves_out.setdefault(tag[1], {"events": [tag[1]], "arm_end": end})["arm_end"] = end
-    for item in illegal:
-        item["frame"] = ends[item.pop("arm")]
-    for item in conditions:
-        k = item.pop("after_arm")
-        item["frame"] = episodes[k][1] + 1 if 0 <= k < len(episodes) else 0
-    tablet = []
-    for k, ev in tablet_after:                                   # entered 10 frames after the last arm left
-        tablet.append((episodes[k - 1][1] + 10 if k > 0 else 5, ev.to_json()))
+    moves_out, tablet = write_video(out, seq, arm_steps, illegal, conditions, tablet_after)
     (out / TRUTH).write_text(write_record("scout-pennant", SETUP, None, truth), encoding="utf-8")
-    save_script(out, "scout-pennant", FPS, SIZE, tablet, illegal, [moves_out[k] for k in sorted(moves_out)],
-                conditions)
+    save_script(out, "scout-pennant", FPS, SIZE, tablet, illegal, moves_out, conditions)
     return out
 
 

@@ -91,6 +91,74 @@ def bundled(game: str | None = None) -> list[Path]:
     return [root / n for n in names if (root / n / SCRIPT).exists()]
 
 
-def as_json(obj: Any) -> Any:
-    """An event's JSON object (``Event.to_json``) or a plain object, unchanged."""
-    return obj.to_json() if hasattr(obj, "to_json") else obj
+def write_video(out: Path, seq: Any, arm_steps: list, illegal: list[dict], conditions: list[dict],
+                tablet_after: list[tuple[int, dict]]) -> tuple[list[dict], list[tuple[int, dict]]]:
+    """Render ``seq`` (a :class:`~assistant.vision.render.sequence.Sequence`) into ``out/table.mp4``
+    and turn the script's arm-pass references into frame numbers.
+
+    Parameters
+    ----------
+    out : Path
+        The recording's folder.
+    seq : Sequence
+        Every ``Reach``/``Sweep`` must be followed by at least one arm-free frame, so that arm
+        passes can be told apart.
+    arm_steps : list
+        One tag per arm pass, in order: ``("move", truth index)`` for a table move, anything
+        else (or ``None``) for other passes.
+    illegal : list of dict
+        Each with ``"arm"`` (the index of the pass that made the illegal move); replaced by
+        ``"frame"``: that pass's last frame with the arm over the board.
+    conditions : list of dict
+        Each with ``"after_arm"`` (passes made before it, minus one); replaced by ``"frame"``.
+    tablet_after : list of (int, dict)
+        (arm passes made before the entry, the event's JSON object).
+
+    Returns
+    -------
+    (moves, tablet)
+        ``moves``: ``[{"events": [i], "arm_end": frame}]`` by truth index (the last pass of a move
+        counts); ``tablet``: ``[(frame, event)]``, 10 frames after the previous pass left.
+
+    Raises
+    ------
+    RuntimeError
+        When the rendered arm passes do not match ``arm_steps``.
+    OSError
+        When the video cannot be written.
+    """
+    from ..vision.render.video import write_sequence
+
+    states = seq.states()
+    episodes, first = [], None                          # (first, last) frame of each arm pass
+    for st in states:
+        if st.arm is not None and first is None:
+            first = st.index
+        elif st.arm is None and first is not None:
+            episodes.append((first, st.index - 1))
+            first = None
+    if len(episodes) != len(arm_steps):
+        raise RuntimeError(f"{len(episodes)} arm passes rendered for {len(arm_steps)} arm steps")
+    over: dict[int, bool] = {}
+
+    def frames():
+        for st in states:
+            f = seq.render_state(st)
+            arm = f.truth.arm
+            over[st.index] = bool(arm.present and (arm.touched_cells or arm.band_touched))
+            yield f
+
+    write_sequence(frames(), out / VIDEO, fps=seq.fps)
+    # the last frame of each pass with the arm over the board (latency is measured from it)
+    ends = [max((k for k in range(a, b + 1) if over.get(k)), default=b) for a, b in episodes]
+    moves: dict[int, dict] = {}
+    for end, tag in zip(ends, arm_steps):
+        if tag and tag[0] == "move":
+            moves[tag[1]] = {"events": [tag[1]], "arm_end": end}
+    for item in illegal:
+        item["frame"] = ends[item.pop("arm")]
+    for item in conditions:
+        k = item.pop("after_arm")
+        item["frame"] = episodes[k][1] + 1 if 0 <= k < len(episodes) else 0
+    tablet = [(episodes[k - 1][1] + 10 if k > 0 else 5, event) for k, event in tablet_after]
+    return [moves[k] for k in sorted(moves)], tablet

@@ -294,9 +294,10 @@ class Game(ABC):
         event whose actor is ``seat``; a game hides those whose very listing tells a secret."""
         return [e for e in self.legal_events(state) if e.actor == seat]
 
-    def board_svg(self, state: Any, seat: int | None) -> str:
-        """The board as an SVG document drawn from ``state`` for ``seat`` (``None``: the public
-        table), showing nothing that seat may not know. The default is an empty drawing."""
+    def board_svg(self, state: Any, view: Mapping[str, Any]) -> str:
+        """The board as an SVG document drawn from ``view`` (``self.view(state, seat)``, already
+        made by the caller), so it shows nothing that seat may not know; ``state`` is only for
+        what is public anyway (a map). The default is an empty drawing."""
         return '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"></svg>'
 
     def result(self, state: Any) -> str:

@@ -378,12 +378,13 @@ class Session:
                     shown = self.game.event_view(self.applied[index].obj, seat)
                     if shown is not None:
                         recent.append({"index": index + 1, **shown})
+                view = self.game.view(self.state, seat)
                 self._cache[key] = {
                     "game": self.game.id, "title": self.game.title, "revision": self.revision,
                     "role": "referee" if role == "referee" else ("public" if role is None else "player"),
                     "seat": seat, "seats": self.seats, "result": self.game.result(self.state),
-                    "to_move": self.game.to_move(self.state), "view": self.game.view(self.state, seat),
-                    "board_svg": self.game.board_svg(self.state, seat), "recent": recent,
+                    "to_move": self.game.to_move(self.state), "view": view,
+                    "board_svg": self.game.board_svg(self.state, view), "recent": recent,
                     "events": len(self.applied), "can_undo": self.can_undo(role),
                     "notices": [n.to_json() for n in self.notices] if role == "referee" or role is None else [],
                     "devices": dict(self.devices),

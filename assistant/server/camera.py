@@ -19,6 +19,17 @@ from ..vision.pipeline import BoardWatcher
 from ..vision.sources import FrameSource, SourceError
 
 
+def panel_jpeg(view: np.ndarray, status: str) -> bytes | None:
+    """The camera panel's picture: ``view`` ``(H, W, 3) uint8`` BGR with the gate's ``status``
+    written in its top-left corner (drawn in place: pass a copy), as JPEG bytes (quality 80);
+    ``None`` when OpenCV cannot encode it. Called when a page asks, not per frame."""
+    text = status.replace("_", " ")
+    cv2.putText(view, text, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
+    cv2.putText(view, text, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    ok, data = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return data.tobytes() if ok else None
+
+
 class CameraPanel:
     """Run ``source`` through a :class:`BoardWatcher` on a daemon thread.
 
@@ -41,7 +52,7 @@ class CameraPanel:
     def __init__(self, source: FrameSource, game_id: str, fps: float = 30.0):
         self.source, self.status = source, "starting"
         self.watcher = BoardWatcher(mat_layout(game_id), fps)
-        self._jpeg: bytes | None = None
+        self._latest: tuple[np.ndarray, str] | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="camera-panel", daemon=True)
@@ -69,18 +80,14 @@ class CameraPanel:
             self._publish(picture, out.status)
 
     def _publish(self, image: np.ndarray, status: str) -> None:
-        view = image.copy()
-        cv2.putText(view, status.replace("_", " "), (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
-        cv2.putText(view, status.replace("_", " "), (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
-        ok, data = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        if ok:
-            with self._lock:
-                self._jpeg = data.tobytes()
+        with self._lock:                                # encoded only when a page asks (jpeg)
+            self._latest = (image, status)
 
     def jpeg(self) -> bytes | None:
         """The newest panel image as JPEG bytes, or ``None`` before the first frame."""
         with self._lock:
-            return self._jpeg
+            latest = self._latest
+        return None if latest is None else panel_jpeg(latest[0].copy(), latest[1])
 
     def stop(self) -> None:
         """Stop the thread and close the source."""

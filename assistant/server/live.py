@@ -29,6 +29,7 @@ from ..referee.session import Session, SessionError
 from ..tracking.base import Verdict
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from ..vision.sources import FrameSource, SourceError
+from .camera import panel_jpeg
 
 
 @dataclass
@@ -40,7 +41,16 @@ class LoopStep:
 
 
 class PennantLoop:
-    """Scout Pennant's live loop: board watcher, then ``tracker.see`` on each stable change."""
+    """Scout Pennant's live loop: board watcher, then ``tracker.see`` on each stable change.
+
+    Parameters
+    ----------
+    tracker : ScoutPennantTracker
+    fps : float
+        Frames per second of the source (the motion gate's stillness window is in seconds).
+    undistort : callable, optional
+        ``(H, W, 3) uint8 -> (H, W, 3) uint8``, applied to every frame first.
+    """
 
     def __init__(self, tracker: Any, fps: float, undistort: Callable | None = None):
         from ..vision.mats import mat_layout
@@ -138,7 +148,7 @@ class LiveTable:
         self.status = "starting"
         self.verdicts: list[Verdict] = []
         self._marked: tuple[str, list] = ("", [])
-        self._jpeg: bytes | None = None
+        self._latest: tuple | None = None             #: (rectified board, gate status, marked cells)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="live-table", daemon=True)
@@ -156,7 +166,13 @@ class LiveTable:
     def jpeg(self) -> bytes | None:
         """The newest camera-panel image (JPEG bytes), or ``None`` before the first frame."""
         with self._lock:
-            return self._jpeg
+            latest = self._latest
+        if latest is None:
+            return None
+        small, status, marked = latest
+        view = small.copy()
+        self._outline(view, marked)
+        return panel_jpeg(view, status)
 
     def _look_again(self, image: np.ndarray, watch: WatchOutput, index: int) -> Verdict | None:
         """Re-read the cells the referee asked for on this still frame and explain them, as if
@@ -256,10 +272,11 @@ class LiveTable:
             self._marked = (verdict.kind, list(verdict.cells))
         self._publish(step.watch)
 
-    def _outline(self, view: np.ndarray) -> None:
-        """Outline the cells of the last verdict on the rectified board (BGR, Okabe-Ito: commit
-        bluish green, ask blue, illegal vermillion)."""
-        kind, cells = self._marked
+    def _outline(self, view: np.ndarray, marked: tuple[str, list]) -> None:
+        """Outline the cells ``marked`` (a verdict's kind and cells) on the rectified board
+        ``view`` ``(h, w, 3) uint8`` BGR, in place (Okabe-Ito: commit bluish green, ask blue,
+        illegal vermillion)."""
+        kind, cells = marked
         watcher = getattr(self.loop, "watcher", None)
         if watcher is None or not cells:
             return
@@ -274,15 +291,6 @@ class LiveTable:
             cv2.polylines(view, [np.round(poly).astype(np.int32)], True, colour, 2, cv2.LINE_AA)
 
     def _publish(self, watch: WatchOutput) -> None:
-        if watch.small is None:
-            return
-        view = watch.small.copy()
-        self._outline(view)
-        text = watch.status.replace("_", " ")
-        cv2.putText(view, text, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
-        cv2.putText(view, text, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
-        ok, data = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        if ok:
+        if watch.small is not None:                     # drawn and encoded only when a page asks (jpeg)
             with self._lock:
-                self._jpeg = data.tobytes()
-
+                self._latest = (watch.small, watch.status, self._marked)

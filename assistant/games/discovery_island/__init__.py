@@ -89,9 +89,13 @@ class DiscoveryIsland(Game):
         return [e for e in self.legal_events(state) if e.actor == seat
                 and e.type in ("end_march", "skip_march", "event_resolved")]
 
-    def board_svg(self, state: State, seat: int | None) -> str:
-        """The island with what ``seat`` may know (:func:`~.drawing.board_svg`)."""
-        return drawing.board_svg(state.cfg.island, views.view(state, seat))
+    def to_move(self, state: State) -> int | None:
+        """The walker (rules §5.2), ``None`` once the treasure is found."""
+        return None if state.result != "ongoing" else state.walker
+
+    def board_svg(self, state: State, view: Mapping[str, Any]) -> str:
+        """The island (the map is public) with what ``view`` holds (:func:`~.drawing.board_svg`)."""
+        return drawing.board_svg(state.cfg.island, view)
 
     def add_commands(self, subparsers: Any) -> None:
         commands.add_commands(subparsers)

@@ -59,9 +59,9 @@ class ForbiddenDesert(Game):
         return (event.type in ("excavate", "meteorologist_peek", "draw_storm", "storm_card", "reshuffle")
                 or (event.type == "play_equipment" and event["card"] in ("terrascope", "storm_tracker")))
 
-    def board_svg(self, state: State, seat: int | None) -> str:
-        """The 5x5 board as SVG (:func:`~.drawing.board_svg`) from ``seat``'s view."""
-        return drawing.board_svg(views.view(state, seat))
+    def board_svg(self, state: State, view: Mapping[str, Any]) -> str:
+        """The 5x5 board as SVG (:func:`~.drawing.board_svg`) from a seat's ``view``."""
+        return drawing.board_svg(view)
 
 
 GAME = ForbiddenDesert()

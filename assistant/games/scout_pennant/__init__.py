@@ -90,9 +90,13 @@ class ScoutPennant(Game):
         """A d8 roll (§5.1) is chance shown: it cannot be undone. Everything else is open."""
         return event.type == "roll"
 
-    def board_svg(self, state: State, seat: int | None) -> str:
+    def to_move(self, state: State) -> int | None:
+        """The seat to move (rules §3.1), ``None`` once the game is over."""
+        return None if state.result != "ongoing" else state.to_move
+
+    def board_svg(self, state: State, view: Mapping[str, Any]) -> str:
         """The hex board as SVG (:func:`~.drawing.board_svg`); the board has no secrets."""
-        return drawing.board_svg(views.view(state, None))
+        return drawing.board_svg(view)
 
     def add_commands(self, subparsers: Any) -> None:
         """Register ``assistant pnml`` (see :mod:`.commands`)."""
