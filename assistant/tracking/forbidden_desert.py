@@ -17,6 +17,7 @@ column 0) to ``E5``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable, Mapping
 
 from ..games.base import Event
@@ -54,6 +55,12 @@ class ForbiddenDesertTable(TableModel):
 
     game = "forbidden-desert"
     KINDS = ("face", "sand", "pawns", "parts")
+
+    def __init__(self, cards_from_camera: bool = False):
+        #: whether a Jet Pack or Dune Blaster is recognised from the table alone; by default the
+        #: players enter card plays on the tablet (cards are in hand: the camera cannot see them
+        #: played, and a Jet Pack to a neighbouring tile looks like a move)
+        self.cards_from_camera = cards_from_camera
 
     def slots(self, cells: Iterable[Cell]) -> list[Slot]:
         out: list[Slot] = []
@@ -99,6 +106,8 @@ class ForbiddenDesertTable(TableModel):
         if state.phase == "storm":
             return []                       # storm cards are read off the card place (ForbiddenDesertTracker)
         actions = [e for e in legal.legal(state, legal.action_candidates(state)) if e.type in VISIBLE_ACTIONS]
+        if not self.cards_from_camera:
+            return actions
         plays = [e for e in legal.legal(state, legal.free_candidates(state))
                  if e.type == "play_equipment" and e["card"] in VISIBLE_CARDS]
         return actions + plays
@@ -214,10 +223,14 @@ class ForbiddenDesertTracker(Tracker):
 
     While ``awaiting`` is set, callers pass readings of the whole table, not only of the cells
     that changed.
+
+    Jet Pack and Dune Blaster plays are entered on the tablet (``apply_tablet``) and then carried
+    out on the table, which the camera checks; with ``cards_from_camera`` they are also looked
+    for in what the camera sees, and a play that looks like a plain move is asked about.
     """
 
-    def __init__(self, game, state, max_depth: int = 6, beam: int = 24):
-        super().__init__(game, ForbiddenDesertTable(), state, max_depth, beam)
+    def __init__(self, game, state, max_depth: int = 6, beam: int = 24, cards_from_camera: bool = False):
+        super().__init__(game, ForbiddenDesertTable(cards_from_camera), state, max_depth, beam)
         self.awaiting: State | None = None      # the state the table showed before the card
 
     def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
@@ -239,6 +252,11 @@ class ForbiddenDesertTracker(Tracker):
             return Verdict("ask", [], sorted(changed, key=str), "The table does not match the storm yet.",
                            corrections=fixes)
         verdict = super().explain(observed, changed)
+        if verdict.kind == "illegal" and not self.model.cards_from_camera and self.state.phase == "actions":
+            held = [c for c in VISIBLE_CARDS if any(c in hand for hand in self.state.hands)]
+            if held:
+                names = " or ".join(c.replace("_", " ").title() for c in held)
+                verdict = replace(verdict, message=f"{verdict.message} If a {names} was played, enter it on the tablet.")
         if verdict.kind in ("ask", "illegal") and self.state.phase == "storm" and shown in STORM_CARDS:
             # in the storm only storm cards change the table: a second card with the face of the
             # one showing covers it without a visible change of the card place, so ask about it

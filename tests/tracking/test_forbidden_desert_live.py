@@ -47,6 +47,8 @@ def test_faces_sand_parts_and_card_are_read_on_unseen_tables(detector):
 
 def test_pawns_are_read_from_what_changed(detector):
     """The best reading of a cell a pawn came to or left is the truth (seeds not taught on)."""
+    import numpy as np
+
     from assistant.vision.mats import mat_layout
 
     layout = mat_layout("forbidden-desert")
@@ -55,8 +57,10 @@ def test_pawns_are_read_from_what_changed(detector):
         truth0 = fd.truth_of(s0)
         had = set(filter(None, truth0[("pawns", *cell)].split("+")))
         in_play = {c for slot, label in truth0.items() if slot[0] == "pawns" for c in label.split("+") if c}
-        area = fd.pawn_area(h, k, layout.cell(cell))
-        reading = fd.pawn_reading(had, fd.pawn_changes(detector.pawn_colour, before, after, area, had, in_play))
+        c = layout.cell(cell)
+        shape = fd.pawn_silhouette(np.asarray(c.center_mm, float), h, k, c)     # as the live read does
+        reading = fd.pawn_reading(had, fd.pawn_changes(detector.pawn_colour, before, after, float(shape.sum()), had,
+                                                       in_play, shape=shape))
         n += 1
         right += reading.label == fd.truth_of(s1)[("pawns", *cell)]
     assert right / n >= 0.85, f"{right} of {n}"
@@ -70,6 +74,8 @@ def test_pawn_colour_model_round_trips(detector, tmp_path):
     detector.pawn_colour.save(tmp_path)
     back = fd.PawnPixels.load(tmp_path)
     assert np.array_equal(back.log_lik, detector.pawn_colour.log_lik) and back.pawn_area == detector.pawn_colour.pawn_area
+    assert back.blobs is not None and np.array_equal(back.blobs.weights, detector.pawn_colour.blobs.weights)
+    assert np.array_equal(back.blobs.mean, detector.pawn_colour.blobs.mean)
     np.savez_compressed(tmp_path / "pawn-pixels.npz", log_lik=np.zeros((2, 2, 2, 7)), pawn_area=np.array(1.0),
                         labels=np.array(fd.PawnPixels.labels))
     with _pytest.raises(ValueError):

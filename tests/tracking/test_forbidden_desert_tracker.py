@@ -141,13 +141,35 @@ def test_an_illegal_move_is_named_with_its_reason():
 
 
 def test_two_explanations_that_fit_equally_are_asked():
-    """A pawn one step away by walking or by the Jet Pack: the table cannot tell; ask."""
+    """Card plays looked for by the camera: a pawn one step away by walking or by the Jet Pack;
+    the table cannot tell, so ask."""
+    s0 = start({"hands": [["jet_pack"], [], []]})
+    s1 = play(s0, Event.make(0, "move", to=(1, 2)))
+    tracker = ForbiddenDesertTracker(GAME, s0, cards_from_camera=True)
+    verdict = tracker.explain(*look(s0, s1))
+    assert verdict.kind == "ask" and len(verdict.options) >= 2
+    assert summary(tracker.state) == summary(s0)
+
+
+def test_card_plays_entered_on_the_tablet_are_then_checked_on_the_table():
+    """By default a card play comes from the tablet: a step to a neighbour is a move, a Jet
+    Pack entered on the tablet is then only checked against the table, and a far jump that
+    was not entered is illegal with a hint to enter the card."""
     s0 = start({"hands": [["jet_pack"], [], []]})
     s1 = play(s0, Event.make(0, "move", to=(1, 2)))
     tracker = ForbiddenDesertTracker(GAME, s0)
     verdict = tracker.explain(*look(s0, s1))
-    assert verdict.kind == "ask" and len(verdict.options) >= 2
+    assert verdict.kind == "commit" and [e.type for e in verdict.events] == ["move"]
+
+    far = Event.make(0, "play_equipment", card="jet_pack", to=(4, 4))
+    s2 = play(s0, far)
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(*look(s0, s2))
+    assert verdict.kind == "illegal" and "enter it on the tablet" in verdict.message
     assert summary(tracker.state) == summary(s0)
+    assert tracker.apply_tablet(far).kind == "commit"
+    verdict = tracker.explain(*look(s0, s2))
+    assert verdict.kind == "nothing" and summary(tracker.state) == summary(s2)
 
 
 def test_an_uncertain_reading_never_commits():

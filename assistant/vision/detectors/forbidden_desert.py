@@ -379,9 +379,9 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
     views : iterator of (frame, homography, camera_matrix, scene)
         Undistorted frames with their truth (see :mod:`assistant.vision.detectors.synth`).
     moves : iterator, optional
-        Changes of one cell for the pawn colour model (:func:`~.synth.pawn_moves`,
-        :func:`~.synth.other_changes`: tuples whose items 0, 1 and 7 are the before crop, the
-        after crop and the pawns' silhouettes, see :meth:`PawnPixels.teach`).
+        Changes of one cell for the pawn colour model and the change-blob classifier
+        (:func:`~.synth.pawn_moves`, :func:`~.synth.other_changes` tuples, see
+        :meth:`PawnPixels.teach` and :meth:`ChangeBlobs.teach`).
     part_views : iterator, optional
         More views like ``views`` whose cells teach only the part classifiers (e.g. tables
         with more parts, under glare-style light: a part is small and a cell holds one rarely).
@@ -432,7 +432,11 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
         if extra:
             f_part = np.concatenate([f_face, *extra]).astype(f_face.dtype)
     parts = {p: _fit(f_part, ["present" if p in t else "absent" for t in part_truth], f"part-{p}") for p in PARTS}
-    colour = PawnPixels.teach((m[0], m[1], m[7]) for m in moves) if moves is not None else None
+    colour = None
+    if moves is not None:
+        moves = list(moves)
+        colour = PawnPixels.teach((m[0], m[1], m[7]) for m in moves)
+        colour.blobs = ChangeBlobs.teach(colour, moves, layout)
     return FDDetector(face, sand, card, pawns, parts, colour, layout)
 
 
@@ -512,9 +516,10 @@ class PawnPixels:
 
     labels = COLOURS + (NOT_A_PAWN,)
 
-    def __init__(self, log_lik: np.ndarray, pawn_area: float = 0.0):
+    def __init__(self, log_lik: np.ndarray, pawn_area: float = 0.0, blobs: "ChangeBlobs | None" = None):
         self.log_lik = np.asarray(log_lik, np.float32)
         self.pawn_area = float(pawn_area)
+        self.blobs = blobs
 
     @staticmethod
     def _bins(pixels: np.ndarray) -> tuple:
@@ -587,8 +592,10 @@ class PawnPixels:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "pawn-pixels.npz"
+        blobs = {} if self.blobs is None else {"blob_weights": self.blobs.weights, "blob_mean": self.blobs.mean,
+                                                "blob_scale": self.blobs.scale}
         np.savez_compressed(path, log_lik=self.log_lik, pawn_area=np.array(self.pawn_area),
-                            labels=np.array(self.labels))
+                            labels=np.array(self.labels), **blobs)
         return path
 
     @classmethod
@@ -605,7 +612,12 @@ class PawnPixels:
         with np.load(Path(folder) / "pawn-pixels.npz") as z:
             if tuple(z["labels"].tolist()) != cls.labels or z["log_lik"].shape != (LAB_BINS,) * 3 + (len(cls.labels),):
                 raise ValueError("pawn-pixels.npz was written by another version")
-            return cls(z["log_lik"], float(z["pawn_area"]))
+            blobs = None
+            if "blob_weights" in z.files:
+                blobs = ChangeBlobs(z["blob_weights"], z["blob_mean"], z["blob_scale"])
+                if blobs.weights.shape != (len(blobs.mean) + 1, 2 * len(COLOURS) + 1):
+                    raise ValueError("pawn-pixels.npz was written by another version")
+            return cls(z["log_lik"], float(z["pawn_area"]), blobs)
 
 
 def _fill_mask(img: np.ndarray, least: int = 200) -> np.ndarray:
@@ -647,6 +659,12 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
     either its colour or its outline were enough: white and yellow pawns on pale tiles under
     glare or in dim light have too little colour to tell them from the tile).
 
+    When ``model`` carries a taught :class:`ChangeBlobs` (detectors taught by this version) and
+    ``shape`` is given (as the live read does), it replaces the hand-weighted rule above: each blob's class probabilities (came / went per
+    colour, no pawn), restricted to what ``had`` and ``in_play`` allow and raised by ``prior``,
+    give the best hypothesis and its value (the probability); blobs best read as no pawn count
+    for nothing.
+
     Returns
     -------
     dict (sign, colour) -> float
@@ -665,6 +683,23 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
     in_play = set(COLOURS) if in_play is None else set(in_play)
     can_come = np.array([c in in_play and (had is None or c not in had) for c in COLOURS], float)
     can_go = np.array([had is None or c in had for c in COLOURS], float)
+    if model.blobs is not None and shape is not None:
+        allowed = np.concatenate([can_come, can_go, [1.0]])
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] < 0.1 * pawn_area:
+                continue                              # specks: noise, a pawn's rim
+            sel = labels == i
+            p = model.blobs.predict(blob_features(model, b, a, sel, changed, fill, shape, pawn_area)[None])[0]
+            p = p * allowed
+            for (sign, colour), bonus in (prior or {}).items():
+                p[COLOURS.index(colour) + (0 if sign == "+" else k)] += bonus
+            p = p / max(float(p.sum()), 1e-9)
+            best = int(np.argmax(p))
+            if best == 2 * k:
+                continue                              # no pawn: sand, a part, a shadow
+            hyp = ("+" if best < k else "-", COLOURS[best % k])
+            out[hyp] = max(out.get(hyp, 0.0), float(p[best]))
+        return out
     for i in range(1, n):
         area = stats[i, cv2.CC_STAT_AREA]
         if area < 0.1 * pawn_area:
@@ -704,6 +739,121 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
         sure = 1.0 - (1.0 - min(share[best], 1.0)) * (1.0 - like)     # colour or outline
         out[hyp] = out.get(hyp, 0.0) + float(min(area, 1.5 * pawn_area) / pawn_area * sure)
     return out
+
+
+def blob_features(model: PawnPixels, before: np.ndarray, after: np.ndarray, blob: np.ndarray, changed: np.ndarray,
+                  fill: np.ndarray, shape: np.ndarray | None, pawn_area: float) -> np.ndarray:
+    """What :class:`ChangeBlobs` judges a changed blob by: ``(BLOB_FEATURES,) float32``.
+
+    ``before`` and ``after`` are a balanced pair (:func:`_balanced_pair`) of :func:`pawn_crop`
+    crops ``(64, 64, 3) uint8``; ``blob``, ``changed`` and ``fill`` ``(64, 64) bool`` are the
+    blob, every changed pixel and the crop's flat fill; ``shape`` a pawn's silhouette on the
+    cell (:func:`pawn_silhouette`; None: no outline cue). The features: the mean pixel colour
+    posteriors (:meth:`PawnPixels.posterior`) after and before (7 + 7), which side holds the
+    piece (:func:`piece_side`), the fit of the blob to the silhouette (:func:`shape_fit`), the
+    blob's area in pawns (at most 3), and the mean and spread of its Lab values (scaled to
+    0..1) after and before (3 + 3 + 3 + 3)."""
+    pa, pb = model.posterior(after[blob]).mean(axis=0), model.posterior(before[blob]).mean(axis=0)
+    side = piece_side(before, after, blob, changed, fill=fill)
+    fit = shape_fit(blob, shape) if shape is not None else 0.0
+    la = cv2.cvtColor(after, cv2.COLOR_BGR2LAB)[blob].astype(np.float32) / 255.0
+    lb = cv2.cvtColor(before, cv2.COLOR_BGR2LAB)[blob].astype(np.float32) / 255.0
+    return np.concatenate([pa, pb, [side, fit, min(float(blob.sum()) / max(pawn_area, 1.0), 3.0)],
+                           la.mean(axis=0), lb.mean(axis=0), la.std(axis=0), lb.std(axis=0)]).astype(np.float32)
+
+
+BLOB_FEATURES = 2 * (len(COLOURS) + 1) + 3 + 12
+
+
+class ChangeBlobs:
+    """What one changed blob of a cell is: a pawn of some colour that came, one that went, or no
+    pawn (sand, a part, a turned tile, a shadow). Multinomial logistic regression (softmax over
+    ``2 * 6 + 1`` classes: came per colour in ``COLOURS`` order, went per colour, none) on the
+    standardised :func:`blob_features`, fitted with class-balanced weights and an L2 penalty by
+    gradient descent. It learns how much to trust each cue (colour after and before, the
+    outline's side and shape) from taught examples instead of hand-set weights.
+
+    Attributes
+    ----------
+    weights : (BLOB_FEATURES + 1, 13) float32
+        Last row the bias.
+    mean, scale : (BLOB_FEATURES,) float32
+        Standardisation of the features.
+    """
+
+    def __init__(self, weights: np.ndarray, mean: np.ndarray, scale: np.ndarray):
+        self.weights = np.asarray(weights, np.float32)
+        self.mean, self.scale = np.asarray(mean, np.float32), np.asarray(scale, np.float32)
+
+    def _design(self, feats: np.ndarray) -> np.ndarray:
+        z = (np.asarray(feats, np.float32) - self.mean) / self.scale
+        return np.hstack([z, np.ones((len(z), 1), np.float32)])
+
+    def predict(self, feats: np.ndarray) -> np.ndarray:
+        """Class probabilities for feature rows ``(n, BLOB_FEATURES)``: ``(n, 13) float32``."""
+        s = self._design(feats) @ self.weights
+        s -= s.max(axis=1, keepdims=True)
+        p = np.exp(s)
+        return p / p.sum(axis=1, keepdims=True)
+
+    @classmethod
+    def fit(cls, feats: np.ndarray, classes: np.ndarray, l2: float = 1e-2, steps: int = 3000,
+            rate: float = 0.5) -> "ChangeBlobs":
+        """Fit on feature rows ``(n, BLOB_FEATURES)`` and class indices ``(n,) int`` (0..12).
+
+        Raises
+        ------
+        ValueError
+            When there are no rows.
+        """
+        feats = np.asarray(feats, np.float64)
+        classes = np.asarray(classes, int)
+        if len(feats) == 0:
+            raise ValueError("no changed blobs to teach the pawn change classifier")
+        n_cls = 2 * len(COLOURS) + 1
+        mean, scale = feats.mean(axis=0), feats.std(axis=0) + 1e-6
+        x = np.hstack([(feats - mean) / scale, np.ones((len(feats), 1))])
+        y = np.eye(n_cls)[classes]
+        counts = np.bincount(classes, minlength=n_cls)
+        w_row = (len(classes) / (n_cls * np.maximum(counts, 1)))[classes][:, None]
+        w = np.zeros((x.shape[1], n_cls))
+        for _ in range(steps):
+            s = x @ w
+            s -= s.max(axis=1, keepdims=True)
+            p = np.exp(s)
+            p /= p.sum(axis=1, keepdims=True)
+            w -= rate * (x.T @ ((p - y) * w_row) / len(x) + l2 * w)
+        return cls(w, mean, scale)
+
+    @classmethod
+    def teach(cls, model: PawnPixels, samples: Iterable[tuple], layout: MatLayout) -> "ChangeBlobs":
+        """Fit on rendered changes of one cell (:func:`~.synth.pawn_moves`,
+        :func:`~.synth.other_changes` tuples: before crop, after crop, colour that came, colour
+        that went, cell, ..., silhouettes, homography, camera matrix). A blob is the pawn that
+        came (went) when at least 30 % of it lies in that pawn's silhouette after (before) the
+        change; any other blob is no pawn."""
+        feats, classes = [], []
+        k = len(COLOURS)
+        for before, after, came, went, key, _s0, _s1, sil, homography, camera_matrix in samples:
+            cell = layout.cell(key)
+            shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
+            area = float(shape.sum())
+            b, a = _balanced_pair(before, after)
+            fill = _fill_mask(b)
+            changed = _diff_mask(b, a) & ~fill & ~_fill_mask(a)
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+            for i in range(1, n):
+                if stats[i, cv2.CC_STAT_AREA] < 0.1 * area:
+                    continue
+                sel = labels == i
+                cls_i = 2 * k
+                if came and came in sil["after"] and (sil["after"][came] & sel).sum() > 0.3 * sel.sum():
+                    cls_i = COLOURS.index(came)
+                elif went and went in sil["before"] and (sil["before"][went] & sel).sum() > 0.3 * sel.sum():
+                    cls_i = k + COLOURS.index(went)
+                feats.append(blob_features(model, b, a, sel, changed, fill, shape, area))
+                classes.append(cls_i)
+        return cls.fit(np.array(feats), np.array(classes))
 
 
 def shape_fit(blob: np.ndarray, shape: np.ndarray) -> float:

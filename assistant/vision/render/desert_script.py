@@ -100,7 +100,7 @@ def _changed_cells(a: Scene, b: Scene) -> list:
 
 
 def script(states: Sequence[Any], events: Sequence[Event], images=None, hold: int = 16, speed_mm_s: float = 900.0,
-           entries: Sequence[str] = ("bottom", "right", "left", "top")) -> list[Scripted]:
+           entries: Sequence[str] = ("bottom", "right", "left", "top"), cards_on_tablet: bool = False) -> list[Scripted]:
     """Renderer steps that act out a played game, one visible event at a time.
 
     Parameters
@@ -111,6 +111,10 @@ def script(states: Sequence[Any], events: Sequence[Event], images=None, hold: in
     hold : int
         Still frames after each change (the motion gate needs 0.35 s of stillness: 11 frames
         at 30 fps; players pause about half a second).
+    cards_on_tablet : bool
+        The players enter a Jet Pack or Dune Blaster on the tablet, then carry it out on the
+        table (a step that shows no event: the table only catches up with the engine). Without
+        it the card is only played on the table, for the camera to recognise.
 
     Returns
     -------
@@ -124,8 +128,18 @@ def script(states: Sequence[Any], events: Sequence[Event], images=None, hold: in
     current = scene_of(states[0], images)
     for i, ev in enumerate(events):
         before, after = states[i], states[i + 1]
-        visible = ev.type in VISIBLE or (ev.type == "play_equipment" and ev["card"] in VISIBLE_CARDS)
-        if not visible:
+        card_play = ev.type == "play_equipment" and ev["card"] in VISIBLE_CARDS
+        if card_play and cards_on_tablet:
+            target = scene_of(after, images)
+            cells = _changed_cells(current, target)
+            entry = entries[len(out) % len(entries)]
+            steps = [Reach(cells[len(cells) // 2], actions=(ReplaceScene(target),), entry=entry,
+                           speed_mm_s=speed_mm_s, dwell_frames=4), Hold(hold)] if cells else []
+            current = target
+            out.append(Scripted(steps, [], tablet + [ev], after))
+            tablet = []
+            continue
+        if not (ev.type in VISIBLE or card_play):
             tablet.append(ev)
             continue
         entry = entries[len(out) % len(entries)]
