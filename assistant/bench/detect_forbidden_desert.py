@@ -250,7 +250,7 @@ def run_section(seconds: float, seed: int) -> list[str]:
         games.update(res)
         g += 1
     lines.append(f"  moves over {g} scripted games (seeds {1001}-{1000 + g}): {games['visible']} visible events; "
-                 f"committed correctly {games['right']} ({100 * games['right'] / max(games['visible'], 1):.1f} %), "
+                 f"committed correctly {games['right']} ({100 * games['right'] / max(games['visible'], 1):.2f} %), "
                  f"wrong commits {games['wrong']}, asks {games['ask']} (of which {games['ask_tied']} between moves "
                  f"that look the same on the table, e.g. a move or a jet pack), illegal claims {games['illegal']}, "
                  f"missed {games['missed']} (of which {games['unseen']} events change no slot, e.g. a third sand "
@@ -265,6 +265,6 @@ def run_section(seconds: float, seed: int) -> list[str]:
         camera.update(res)
     lines.append(f"  the same with Jet Pack and Dune Blaster played on the table only (seeds 1101-1102): "
                  f"{camera['visible']} visible events, committed correctly {camera['right']} "
-                 f"({100 * camera['right'] / max(camera['visible'], 1):.1f} %), wrong {camera['wrong']}, asks "
+                 f"({100 * camera['right'] / max(camera['visible'], 1):.2f} %), wrong {camera['wrong']}, asks "
                  f"{camera['ask']} ({camera['ask_tied']} between moves that look the same), missed {camera['missed']}")
     return lines
