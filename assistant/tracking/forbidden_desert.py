@@ -259,8 +259,14 @@ class ForbiddenDesertTracker(Tracker):
                 verdict = replace(verdict, message=f"{verdict.message} If a {names} was played, enter it on the tablet.")
         if verdict.kind in ("ask", "illegal") and self.state.phase == "storm" and shown in STORM_CARDS:
             # in the storm only storm cards change the table: a second card with the face of the
-            # one showing covers it without a visible change of the card place, so ask about it
-            # (never claim an illegal move, never commit it unseen)
+            # one showing covers it without a visible change of the card place. When the change
+            # is exactly what that card does (the tiles slid and the sand laid as it says), it
+            # was drawn; otherwise ask (never claim an illegal move, never commit it unseen)
+            again = self.game.apply(self.state, Event.make("storm", "storm_card", card=shown))
+            if again and observed and all(r.sure for r in observed.values()) and table_matches(self.model, again, observed):
+                want, had = self.model.expected(again), self.model.expected(self.state)
+                if any(want.get(s) != had.get(s) for s in observed if s[0] != "pawns"):
+                    return self._storm_card(shown, observed)
             return Verdict("ask", [], sorted(changed, key=str),
                            f"Was another {shown.replace('_', ' ')} card drawn?",
                            options=[[Event.make("storm", "storm_card", card=shown)]])

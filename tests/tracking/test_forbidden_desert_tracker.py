@@ -250,7 +250,8 @@ def test_a_card_that_looks_like_the_sun_changes_nothing_and_leaves_no_correction
 
 def test_a_second_card_with_the_face_showing_is_asked_about_not_called_illegal():
     """Two wind cards with the same face in a row: the card place looks unchanged, the tiles
-    slide; the tracker asks whether another such card was drawn."""
+    slide. When the table shows exactly what the card does, it is committed; when it does not
+    (a tile read otherwise), the tracker asks whether another such card was drawn."""
     s0 = start()
     tracker = ForbiddenDesertTracker(GAME, s0)
     first = table(s0)
@@ -261,7 +262,14 @@ def test_a_second_card_with_the_face_showing_is_asked_about_not_called_illegal()
     if s1.phase != "storm":
         pytest.skip("this storm draws one card only")
     s2 = play(s1, Event.make("storm", "storm_card", card="wind_n_1"))
-    verdict = tracker.explain(*look(s1, s2))
+    observed, changed = look(s1, s2)
+    face = next(s for s in observed if s[0] == "face" and observed[s].label not in ("storm",))
+    odd = dict(observed)
+    odd[face] = Reading("gear" if observed[face].label != "gear" else "well")     # not what the wind left there
+    verdict = tracker.explain(odd, changed)
     assert verdict.kind == "ask" and "another wind n 1" in verdict.message
     assert verdict.options == [[Event.make("storm", "storm_card", card="wind_n_1")]]
     assert summary(tracker.state) == summary(s1)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_n_1")]
+    assert summary(tracker.state) == summary(s2)
