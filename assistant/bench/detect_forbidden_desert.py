@@ -82,10 +82,7 @@ def pawn_errors(det: fd.FDDetector, which: str, seed: int, moves: int) -> tuple[
         truth0 = fd.truth_of(s0)
         had = set(filter(None, truth0[("pawns", *cell)].split("+")))
         in_play = {c for slot, label in truth0.items() if slot[0] == "pawns" for c in label.split("+") if c}
-        c = layout.cell(cell)
-        shape = fd.pawn_silhouette(np.asarray(c.center_mm, float), h, k, c)      # as the live read does
-        reading = fd.pawn_reading(had, fd.pawn_changes(det.pawn_colour, before, after, float(shape.sum()), had,
-                                                       in_play, shape=shape))
+        reading = fd.read_pawn_change(det.pawn_colour, before, after, had, in_play, layout.cell(cell), h, k)
         n += 1
         want = fd.truth_of(s1)[("pawns", *cell)]
         bad += not reading.fits(want)

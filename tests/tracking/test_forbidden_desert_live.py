@@ -47,8 +47,6 @@ def test_faces_sand_parts_and_card_are_read_on_unseen_tables(detector):
 
 def test_pawns_are_read_from_what_changed(detector):
     """The best reading of a cell a pawn came to or left is the truth (seeds not taught on)."""
-    import numpy as np
-
     from assistant.vision.mats import mat_layout
 
     layout = mat_layout("forbidden-desert")
@@ -57,10 +55,7 @@ def test_pawns_are_read_from_what_changed(detector):
         truth0 = fd.truth_of(s0)
         had = set(filter(None, truth0[("pawns", *cell)].split("+")))
         in_play = {c for slot, label in truth0.items() if slot[0] == "pawns" for c in label.split("+") if c}
-        c = layout.cell(cell)
-        shape = fd.pawn_silhouette(np.asarray(c.center_mm, float), h, k, c)     # as the live read does
-        reading = fd.pawn_reading(had, fd.pawn_changes(detector.pawn_colour, before, after, float(shape.sum()), had,
-                                                       in_play, shape=shape))
+        reading = fd.read_pawn_change(detector.pawn_colour, before, after, had, in_play, layout.cell(cell), h, k)
         n += 1
         right += reading.label == fd.truth_of(s1)[("pawns", *cell)]
     assert right / n >= 0.85, f"{right} of {n}"

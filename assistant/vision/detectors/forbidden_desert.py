@@ -636,6 +636,30 @@ def _add(counts: np.ndarray, bins: tuple, label: int) -> None:
     np.add.at(counts, (*bins, np.full(len(bins[0]), label)), 1.0)
 
 
+def change_blobs(before: np.ndarray, after: np.ndarray, pawn_area: float) -> tuple:
+    """Where two :func:`pawn_crop` crops ``(64, 64, 3) uint8`` of one cell differ, blob by blob.
+
+    The pair is balanced (:func:`_balanced_pair`), the changed pixels found (:func:`_diff_mask`,
+    :func:`pawn_crop`'s flat fill in either crop left out) and split into 8-connected blobs
+    (``cv2.connectedComponentsWithStats``); blobs under a tenth of ``pawn_area`` (crop px of one
+    pawn) are specks (noise, a pawn's rim) and dropped.
+
+    Returns
+    -------
+    (before, after, fill, changed, blobs)
+        The balanced crops ``(64, 64, 3) uint8``, the flat fill of ``before`` and every changed
+        pixel ``(64, 64) bool``, and the blobs, a list of ``(64, 64) bool`` masks.
+    """
+    b, a = _balanced_pair(before, after)
+    fill = _fill_mask(b)
+    changed = _diff_mask(b, a) & ~fill & ~_fill_mask(a)
+    if not changed.any():
+        return b, a, fill, changed, []
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+    blobs = [labels == i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 0.1 * pawn_area]
+    return b, a, fill, changed, blobs
+
+
 def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn_area: float,
                   had: Iterable[str] | None = None, in_play: Iterable[str] | None = None,
                   prior: Mapping[tuple, float] | None = None, shape: np.ndarray | None = None) -> dict[tuple, float]:
@@ -671,13 +695,8 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
         ``sign`` is ``"+"`` (came) or ``"-"`` (went); the value is how many pawns' worth of
         changed pixels that hypothesis explains (about 1.0 for one clearly seen pawn).
     """
-    b, a = _balanced_pair(before, after)
-    fill = _fill_mask(b)
-    changed = _diff_mask(b, a) & ~fill & ~_fill_mask(a)
+    b, a, fill, changed, blobs = change_blobs(before, after, pawn_area)
     out: dict[tuple, float] = {}
-    if not changed.any():
-        return out
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
     k = len(COLOURS)
     had = None if had is None else set(had)
     in_play = set(COLOURS) if in_play is None else set(in_play)
@@ -685,10 +704,7 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
     can_go = np.array([had is None or c in had for c in COLOURS], float)
     if model.blobs is not None and shape is not None:
         allowed = np.concatenate([can_come, can_go, [1.0]])
-        for i in range(1, n):
-            if stats[i, cv2.CC_STAT_AREA] < 0.1 * pawn_area:
-                continue                              # specks: noise, a pawn's rim
-            sel = labels == i
+        for sel in blobs:
             p = model.blobs.predict(blob_features(model, b, a, sel, changed, fill, shape, pawn_area)[None])[0]
             p = p * allowed
             for (sign, colour), bonus in (prior or {}).items():
@@ -700,11 +716,8 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
             hyp = ("+" if best < k else "-", COLOURS[best % k])
             out[hyp] = max(out.get(hyp, 0.0), float(p[best]))
         return out
-    for i in range(1, n):
-        area = stats[i, cv2.CC_STAT_AREA]
-        if area < 0.1 * pawn_area:
-            continue                                  # specks: noise, a pawn's rim
-        sel = labels == i
+    for sel in blobs:
+        area = int(sel.sum())
         pa, pb = model.posterior(a[sel]).mean(axis=0), model.posterior(b[sel]).mean(axis=0)
         # a pawn that came shows its colour after and something that is no pawn before (and the
         # reverse for one that went): a pale tile revealed by a red pawn is not a white pawn
@@ -838,14 +851,8 @@ class ChangeBlobs:
             cell = layout.cell(key)
             shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
             area = float(shape.sum())
-            b, a = _balanced_pair(before, after)
-            fill = _fill_mask(b)
-            changed = _diff_mask(b, a) & ~fill & ~_fill_mask(a)
-            n, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
-            for i in range(1, n):
-                if stats[i, cv2.CC_STAT_AREA] < 0.1 * area:
-                    continue
-                sel = labels == i
+            b, a, fill, changed, blobs = change_blobs(before, after, area)
+            for sel in blobs:
                 cls_i = 2 * k
                 if came and came in sil["after"] and (sil["after"][came] & sel).sum() > 0.3 * sel.sum():
                     cls_i = COLOURS.index(came)
@@ -949,6 +956,22 @@ def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float 
         strength = float(min(1.0, d))
         out.append(((colour, strength), (None, 0.0)) if sign == "+" else ((None, 0.0), (colour, strength)))
     return out
+
+
+def read_pawn_change(model: "PawnPixels", before: np.ndarray, after: np.ndarray, had: Iterable[str],
+                     in_play: Iterable[str], cell, homography: np.ndarray, camera_matrix: np.ndarray) -> Reading:
+    """The pawns on one cell after a change, read from that cell alone, as the live read does for
+    a cell without a pairing prior (:meth:`FDDetector._pawns_by_change`).
+
+    ``before`` and ``after`` are :func:`pawn_crop` crops ``(64, 64, 3) uint8`` of ``cell`` (a
+    :class:`~..mats.Cell`) in two frames seen through ``homography`` (mat mm -> px, 3x3) and
+    ``camera_matrix`` (3x3 intrinsics); ``had`` the colours on the cell before, ``in_play`` the
+    colours in the game. The pawn's silhouette at the cell's centre (:func:`pawn_silhouette`)
+    gives the pawn area and the outline cue; :func:`pawn_changes` finds the pawns that came or
+    went and :func:`pawn_reading` joins them into a :class:`~...tracking.base.Reading`."""
+    had = set(had)
+    shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
+    return pawn_reading(had, pawn_changes(model, before, after, float(shape.sum()), had, in_play, shape=shape))
 
 
 def _balanced_pair(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
