@@ -11,10 +11,13 @@
   tracker asks, the players' answer (the true position) is entered and play goes on;
 - latency from the last frame with a hand over the board to the commit (s).
 
-Teaching uses seeds 1-2 and the ``train`` conditions, and for the part classifiers also
-part-rich tables (each part on the table 4 times in 5): seed 3 under the ``glare`` teaching light
-(a lamp with its glare on a random point, drawn afresh per view: not the stress set's fixed warm
-lamp glare, see :mod:`~..vision.detectors.synth`) and seed 4 under ``train``; measuring uses
+Teaching (:func:`~..vision.detectors.synth.teaching_set` with seed 1) uses seeds 1-2 and the
+``train`` conditions, pawn changes of seeds 41-42 under the ``harsh`` teaching light (a range of
+casts, dim rooms and defocus drawn afresh per change, around the stress set's fixed conditions),
+and for the part classifiers part-rich tables (each part on the table 4 times in 5): seed 3 under
+the ``glare`` teaching light (a lamp with its glare on a random point, drawn afresh per view: not
+the stress set's fixed warm lamp glare, see :mod:`~..vision.detectors.synth`) and seed 4 under
+``train``; measuring uses
 seeds 101, 111, 202, 212 and games from 1001: none of them was looked at while tuning (tuning
 used pawn-move seeds 5-8, other-change seed 9, slot seeds 301 (normal) and 303, 313, 323
 (stress), and games 2001-2005).
@@ -23,7 +26,6 @@ used pawn-move seeds 5-8, other-change seed 9, slot seeds 301 (normal) and 303, 
 from __future__ import annotations
 
 import collections
-import itertools
 import json
 import statistics
 import tempfile
@@ -43,16 +45,14 @@ from ..vision.render.camera import look_at_mat
 from ..vision.render.desert_script import scene_of, script
 from ..vision.render.sequence import Sequence
 
-CACHE = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-detector-v5"
+CACHE = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-detector-v6"
 
 
 def detector() -> fd.FDDetector:
     """The own-art detector, taught once and cached in the temporary folder."""
     if (CACHE / "detector.json").exists():
         return fd.FDDetector.load(CACHE)
-    moves = itertools.chain(synth.pawn_moves(1, 150, "train"), synth.other_changes(2, 100, "train"))
-    part_views = itertools.chain(synth.views(3, 80, "glare", part_rate=0.8), synth.views(4, 80, "train", part_rate=0.8))
-    det = fd.teach(synth.views(1, 60, "train"), moves=moves, part_views=part_views)
+    det = fd.teach(**synth.teaching_set(1))
     det.save(CACHE)
     return det
 

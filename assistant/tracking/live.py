@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams
 from ..vision.pipeline import BoardWatcher, WatchOutput
-from .base import Verdict
+from .base import Reading, Verdict
 from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker
 
 
@@ -43,7 +44,9 @@ class LiveDesert:
     def __init__(self, detector, tracker: ForbiddenDesertTracker, fps: float, camera_matrix: np.ndarray,
                  undistort=None):
         self.detector, self.tracker = detector, tracker
-        self.watcher = BoardWatcher(detector.layout, fps, undistort=undistort)
+        # pawns stand: a pale one on a pale tile changes only a few blocks of the gate's view
+        self.watcher = BoardWatcher(detector.layout, fps, undistort=undistort,
+                                    params=GateParams(faint_blocks=FAINT_CHANGE_BLOCKS))
         self.camera_matrix = np.asarray(camera_matrix, np.float64)
         self.undistort = undistort
         self.reference: tuple | None = None
@@ -69,8 +72,14 @@ class LiveDesert:
         if self.tracker.awaiting is not None:
             slots = None                               # after a storm card: read the whole table
         else:
+            # a pawn that left a cell may change only the gate's view of the cell behind it (a
+            # standing piece leans away from the camera in the rectified board): the pawns of
+            # every cell that holds one are read too (unchanged ones read as before)
             slots = self.tracker.model.slots(cells)
+            slots += [("pawns", *key) for key, held in sorted(self._pawns().items()) if held and key not in cells]
         readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference)
+        if slots is not None:
+            readings = leaving_only(readings, self._pawns(), cells)
         verdict = self.tracker.explain(readings, cells)
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
             self.reference = (frame.copy(), out.track.homography, self._pawns())
@@ -80,3 +89,40 @@ class LiveDesert:
         else:
             self.pending = cells - {CARD_CELL}
         return Step(out, verdict, sorted(cells, key=str))
+
+
+def leaving_only(readings: dict, pawns: dict, cells: set) -> dict:
+    """Pawn readings of cells the gate saw no change on, cut down to what can happen there unseen.
+
+    Such a cell is read only because a pawn that left it may have changed the gate's view of a
+    neighbour instead; a pawn arriving there would have changed the cell itself. So its pawn
+    reading keeps the labels that only take pawns away from ``pawns[key]`` (the colours on the
+    cell at the last commit); when its best label adds a colour (a neighbour's change seen in
+    the tall crop), the cell reads as it was, surely.
+
+    Parameters
+    ----------
+    readings : dict slot -> Reading
+    pawns : dict cell key -> set of colours
+    cells : set of cell keys the gate reported (their readings are kept as they are)
+
+    Returns
+    -------
+    dict slot -> Reading
+        A new mapping; ``readings`` is not changed.
+    """
+    out = dict(readings)
+    for slot, reading in readings.items():
+        key = tuple(slot[1:])
+        if slot[0] != "pawns" or key in cells:
+            continue
+        held = pawns.get(key, set())
+        def leaves(label: str) -> bool:
+            return set(filter(None, label.split("+"))) <= held
+        if leaves(reading.label):
+            out[slot] = Reading(reading.label, reading.confidence, reading.margin,
+                                tuple(a for a in reading.alternatives if leaves(a)))
+        else:
+            out[slot] = Reading("+".join(sorted(held)))
+    return out
+

@@ -12,6 +12,9 @@ residual (field report F3); a piece laid, lifted or turned over changes its own 
 Changed blocks must form blobs (an opening drops isolated noisy blocks), and a cell changed
 when at least 150 mm² of it did, so a sand marker (about 300 mm²) is seen while noise is not. Blocks that went to full white where they were not are
 glare, not a change (F8): a cell changed only by glare is reported as unsure, not as changed.
+In games with standing pieces a cell with a smaller blob of change (a third of that area) is
+unsure too: a white pawn on a pale tile changes little from above, and the detectors, which
+look closer, decide.
 
 Two more guards keep false changes out: the band around the play area (the mat's margin, or a
 ring around a clicked grid) must hold nothing new, so an arm lying across it keeps the gate
@@ -31,6 +34,10 @@ from .mats import MatLayout
 BLOCK_MM = 5.0
 LIGHT_WINDOW_MM = 150.0     #: neighbourhood of the local light estimate (about two cells)
 MIN_CHANGE_BLOCKS = 6      #: changed blocks (5 mm) that make a cell changed: 150 mm², a sand marker is 300
+#: changed blocks that make a cell unsure in games with standing pieces (``GateParams.faint_blocks``):
+#: a white pawn stepping onto a pale sky changes little more than this from above; 2 blocks is
+#: half of the smallest blob the opening keeps
+FAINT_CHANGE_BLOCKS = 2
 CLIPPED = 254              #: a pixel with a channel this bright is clipped (glare, overexposure)
 
 
@@ -51,6 +58,10 @@ class GateParams:
         is taken out) that makes a block changed; 0.2 is about a fifth brighter or darker.
     recheck_seconds : float
         While still, the board is compared again this often (slow changes, light drift).
+    faint_blocks : int
+        A cell with at least this many changed blocks, but fewer than ``MIN_CHANGE_BLOCKS``,
+        is reported as unsure (0: never). For games with standing pieces, whose colour may be
+        close to the tile's (``FAINT_CHANGE_BLOCKS``); flat tiles and discs change enough.
     """
 
     still_seconds: float = 0.35
@@ -58,6 +69,7 @@ class GateParams:
     pixel_delta: float = 18.0
     change_threshold: float = 0.2
     recheck_seconds: float = 2.0
+    faint_blocks: int = 0
 
 
 @dataclass(frozen=True)
@@ -74,8 +86,9 @@ class StableChange:
     light_change : bool
         The lighting changed too (compensated; it changed no cell by itself).
     unsure : list of tuple
-        Cells that look different but may not have changed: glare, a new light, a part of the
-        board out of view, or anything after a bump (standing pieces look different from a new
+        Cells that look different but may not have changed: glare, a faint change (too small to
+        be sure of, e.g. a pale pawn on a pale tile), a new light, a part of the board out of
+        view, or anything after a bump (standing pieces look different from a new
         angle); not listed in ``changed``.
     bumped : bool
         The board moved against the camera since the last still picture.
@@ -290,7 +303,8 @@ class MotionGate:
         -------
         (scores, changed, unsure, light_change, margin_occupied)
             ``scores`` maps every cell key to its changed area (1.0 = ``MIN_CHANGE_BLOCKS``
-            blocks); a cell partly out of view, or changed only by glare, is unsure.
+            blocks); a cell partly out of view, changed only by glare, or changed faintly
+            (``params.faint_blocks`` blocks or more, fewer than ``MIN_CHANGE_BLOCKS``) is unsure.
         """
         p, b = self.params, self.blocks
         cur = _block_means(img, b.shape)
@@ -308,7 +322,7 @@ class MotionGate:
                 unsure.append(key)
             elif s_plain >= 1.0:
                 changed.append(key)
-            elif s_glare >= 1.0:
+            elif s_glare >= 1.0 or (p.faint_blocks and s_plain * MIN_CHANGE_BLOCKS >= p.faint_blocks):
                 unsure.append(key)
         # an arm across the band covers a good part of a segment; a lamp's edge only a few blocks
         # (a new light reshapes shadows and hotspots on the band too: then the band is not judged)

@@ -700,8 +700,6 @@ def _teach_table(args: Any, out: Path, started: float) -> int:
     """``--slot table`` for Forbidden Desert: the whole-table detector (faces, sand, pawns,
     parts, storm card), taught on rendered tables laid with the owner's photos (``--images DIR``,
     file names as in the component folder) or with the project's own art (``--images own-art``)."""
-    import itertools
-
     from .detectors import forbidden_desert as fd
     from .detectors import synth
     from .render.desert import ProceduralArt
@@ -712,10 +710,8 @@ def _teach_table(args: Any, out: Path, started: float) -> int:
     if folder != "own-art" and not images.available:
         print(f"teach: no component photos under {folder}", file=sys.stderr)
         return 2
-    print("rendering tables with your pieces and teaching (about two minutes)...", flush=True)
-    moves = itertools.chain(synth.pawn_moves(args.seed + 1, 150, "train", images=images),
-                            synth.other_changes(args.seed + 2, 100, "train", images=images))
-    det = fd.teach(synth.views(args.seed + 1, 60, "train", images=images), moves=moves)
+    print("rendering tables with your pieces and teaching (about five minutes)...", flush=True)
+    det = fd.teach(**synth.teaching_set(args.seed + 1, images=images))
     det.save(out)
     print(f"taught the forbidden-desert table detector in {time.perf_counter() - started:.0f} s -> {out}")
     return 0

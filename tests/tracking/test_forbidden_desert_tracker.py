@@ -273,3 +273,34 @@ def test_a_second_card_with_the_face_showing_is_asked_about_not_called_illegal()
     verdict = tracker.explain(observed, changed)
     assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_n_1")]
     assert summary(tracker.state) == summary(s2)
+
+
+def test_a_pawn_that_left_a_cell_the_gate_did_not_flag_is_found_by_reading_the_pawn_cells():
+    """A standing pawn leans over the cell behind it in the rectified board, so its leaving may
+    change only a neighbour there: the live loop reads the pawns of every cell holding one, and
+    those extra readings may only take pawns away (a neighbour's change seen in a tall crop
+    must not pass for an arrival)."""
+    from assistant.tracking.live import leaving_only
+
+    s0 = start()
+    s1 = play(s0, Event.make(0, "move", to=(0, 1)))
+    before, after = MODEL.expected(s0), MODEL.expected(s1)
+    gate = {(0, 1)}                                    # the gate saw the pawn arrive only
+    observed = {s: Reading(after[s], 0.9, 5.0) for s in MODEL.slots(gate)}
+    assert ForbiddenDesertTracker(GAME, s0).explain(observed, gate).kind != "commit"
+    pawns = {(s[1], s[2]): set(filter(None, v.split("+"))) for s, v in before.items() if s[0] == "pawns"}
+    source = ("pawns", 1, 1)
+    observed[source] = Reading(after[source], 0.9, 5.0, (before[source],))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(leaving_only(observed, pawns, gate), gate)
+    assert verdict.kind == "commit" and summary(tracker.state) == summary(s1)
+    # a pawn cell the gate did not flag that reads an arrival reads as it was
+    spurious = {source: Reading(before[source] + "+white", 0.9, 5.0, ("", before[source]))}
+    cut = leaving_only(spurious, pawns, gate)[source]
+    assert cut.label == before[source] and cut.sure
+    # one that reads a leaving keeps it, with only leaving alternatives
+    held = sorted(pawns[(1, 1)])
+    arrival = "+".join(sorted(held + ["white"]))
+    left = {source: Reading("+".join(held[1:]), 0.9, 5.0, (arrival, "+".join(held[:-1])))}
+    kept = leaving_only(left, pawns, gate)[source]
+    assert kept.label == "+".join(held[1:]) and kept.alternatives == ("+".join(held[:-1]),)

@@ -125,3 +125,48 @@ def test_moves_on_other_tables(seed):
         steps += [Reach(cell, actions, dwell_frames=6, entry=("bottom", "left", "top")[seed % 3]), Hold(14)]
     events, truth, _ = run(steps, scene, seed=seed, tilt=10.0 + 8 * seed, roll=40.0 * seed)
     assert [e.changed for e in events] == [[c] for c in cells]
+
+
+def _gate_event(patch_mm: float, brighter: float = 1.6, faint: bool = True):
+    """Feed a plain rectified board, then the same board with a square patch of ``patch_mm``
+    a little brighter at a cell's centre; returns the stable change the gate reports (or None)
+    and the cell."""
+    import numpy as np
+
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.motion import FAINT_CHANGE_BLOCKS, GateParams, MotionGate
+
+    layout = mat_layout("forbidden-desert")
+    region = (0.0, 0.0, *layout.size_mm)
+    gate = MotionGate(layout, 1.0, region, 30.0, params=GateParams(faint_blocks=FAINT_CHANGE_BLOCKS if faint else 0))
+    h, w = int(round(region[3])), int(round(region[2]))
+    rng = np.random.default_rng(0)
+    board = np.clip(rng.normal(120.0, 2.0, (h, w, 3)), 0, 255).astype(np.uint8)
+    cell = layout.cells[7]
+    cx, cy = (int(round(v)) for v in cell.center_mm)
+    after = board.copy()
+    half = int(patch_mm) // 2
+    # aligned to the 5 mm blocks so the patch covers whole blocks
+    x0, y0 = (cx // 5) * 5, (cy // 5) * 5
+    after[y0:y0 + 2 * half, x0:x0 + 2 * half] = np.clip(board[y0:y0 + 2 * half, x0:x0 + 2 * half] * brighter, 0, 255)
+    event, i = None, 0
+    for img, frames in ((board, 30), (after, 90)):       # a still board is compared again every 2 s
+        for _ in range(frames):
+            out = gate.update(img, i, i / 30.0)
+            i += 1
+            if out.event is not None and img is after:
+                event = out.event
+    return event, cell.key
+
+
+def test_a_faint_change_makes_its_cell_unsure_and_a_speck_nothing():
+    """With ``faint_blocks`` (games with standing pieces), a 10 mm square that changed (4 blocks: less than a sure change, e.g. a white pawn stepping
+    onto a pale sky) makes the cell unsure, for the detectors to look closer; a 5 mm speck (one
+    block) is noise and reports nothing; a 20 mm square is a change."""
+    faint, key = _gate_event(10.0)
+    assert faint is not None and faint.changed == [] and faint.unsure == [key]
+    assert _gate_event(10.0, faint=False)[0] is None      # games of flat pieces do not ask for it
+    speck, _ = _gate_event(5.0)
+    assert speck is None
+    sure, key = _gate_event(20.0)
+    assert sure is not None and sure.changed == [key]

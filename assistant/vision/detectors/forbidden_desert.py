@@ -12,12 +12,14 @@ same crops from a real (undistorted) frame and classifies them:
 - ``pawns``: read by change against the last committed still frame (the live loop): per
   cell, the pixels that changed in a perspective-aware crop that holds standing pieces
   (:func:`pawn_crop`) are classified by a per-pixel colour model taught on rendered pawns
-  (:class:`PawnPixels`), blob by blob as a pawn of some colour that came, one that went, or
-  no pawn (:func:`colour_shifts`), helped by two colour-blind cues: which crop's blob rim
-  breaks the tile around it (:func:`piece_side`: the piece is on that side) and how well the
-  blob fits a standing pawn's projected silhouette (:func:`shape_fit`); a pawn seen arriving
-  makes its leaving its old cell the likelier reading there. Without a reference frame, one present/absent classifier per pawn
-  colour on the same crop; the reading joins the colours present;
+  (:class:`PawnPixels`), and each changed blob is judged a pawn of some colour that came, one
+  that went, or no pawn by a small taught network (:class:`ChangeBlobs`,
+  :func:`colour_shifts`) from those colours, the blob's colour against the cell's own light,
+  and two colour-blind cues: which crop's blob rim breaks the tile around it
+  (:func:`piece_side`: the piece is on that side) and how well the blob fits a standing pawn's
+  projected silhouette (:func:`shape_fit`); a pawn seen arriving makes its leaving its old
+  cell the likelier reading there. Without a reference frame, one present/absent classifier
+  per pawn colour on the same crop; the reading joins the colours present;
 - ``parts``: one present/absent classifier per part on the cell crop;
 - ``card``: the storm card in the mat's card place (14 faces, ``none``).
 
@@ -592,8 +594,7 @@ class PawnPixels:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "pawn-pixels.npz"
-        blobs = {} if self.blobs is None else {"blob_weights": self.blobs.weights, "blob_mean": self.blobs.mean,
-                                                "blob_scale": self.blobs.scale}
+        blobs = {} if self.blobs is None else {f"blob_{k}": v for k, v in self.blobs.arrays().items()}
         np.savez_compressed(path, log_lik=self.log_lik, pawn_area=np.array(self.pawn_area),
                             labels=np.array(self.labels), **blobs)
         return path
@@ -614,9 +615,13 @@ class PawnPixels:
                 raise ValueError("pawn-pixels.npz was written by another version")
             blobs = None
             if "blob_weights" in z.files:
-                blobs = ChangeBlobs(z["blob_weights"], z["blob_mean"], z["blob_scale"])
-                if blobs.weights.shape != (len(blobs.mean) + 1, 2 * len(COLOURS) + 1):
-                    raise ValueError("pawn-pixels.npz was written by another version")
+                raise ValueError("pawn-pixels.npz was taught by an older version of the assistant: teach the "
+                                 "pieces again (assistant teach)")
+            if "blob_w1" in z.files:
+                try:
+                    blobs = ChangeBlobs(*(z[f"blob_{k}"] for k in ChangeBlobs.FIELDS))
+                except (KeyError, ValueError) as err:
+                    raise ValueError(f"pawn-pixels.npz was written by another version ({err})") from None
             return cls(z["log_lik"], float(z["pawn_area"]), blobs)
 
 
@@ -683,7 +688,7 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
     either its colour or its outline were enough: white and yellow pawns on pale tiles under
     glare or in dim light have too little colour to tell them from the tile).
 
-    When ``model`` carries a taught :class:`ChangeBlobs` (detectors taught by this version) and
+    When ``model`` carries a taught :class:`ChangeBlobs` (detectors taught since it came) and
     ``shape`` is given (as the live read does), it replaces the hand-weighted rule above: each blob's class probabilities (came / went per
     colour, no pawn), restricted to what ``had`` and ``in_play`` allow and raised by ``prior``,
     give the best hypothesis and its value (the probability); blobs best read as no pawn count
@@ -705,7 +710,8 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
     if model.blobs is not None and shape is not None:
         allowed = np.concatenate([can_come, can_go, [1.0]])
         for sel in blobs:
-            p = model.blobs.predict(blob_features(model, b, a, sel, changed, fill, shape, pawn_area)[None])[0]
+            p = model.blobs.predict(blob_features(model, b, a, sel, changed, fill, shape, pawn_area,
+                                                  (before, after))[None])[0]
             p = p * allowed
             for (sign, colour), bonus in (prior or {}).items():
                 p[COLOURS.index(colour) + (0 if sign == "+" else k)] += bonus
@@ -755,64 +761,90 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
 
 
 def blob_features(model: PawnPixels, before: np.ndarray, after: np.ndarray, blob: np.ndarray, changed: np.ndarray,
-                  fill: np.ndarray, shape: np.ndarray | None, pawn_area: float) -> np.ndarray:
+                  fill: np.ndarray, shape: np.ndarray | None, pawn_area: float,
+                  raw: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """What :class:`ChangeBlobs` judges a changed blob by: ``(BLOB_FEATURES,) float32``.
 
     ``before`` and ``after`` are a balanced pair (:func:`_balanced_pair`) of :func:`pawn_crop`
     crops ``(64, 64, 3) uint8``; ``blob``, ``changed`` and ``fill`` ``(64, 64) bool`` are the
     blob, every changed pixel and the crop's flat fill; ``shape`` a pawn's silhouette on the
-    cell (:func:`pawn_silhouette`; None: no outline cue). The features: the mean pixel colour
-    posteriors (:meth:`PawnPixels.posterior`) after and before (7 + 7), which side holds the
-    piece (:func:`piece_side`), the fit of the blob to the silhouette (:func:`shape_fit`), the
-    blob's area in pawns (at most 3), and the mean and spread of its Lab values (scaled to
-    0..1) after and before (3 + 3 + 3 + 3)."""
+    cell (:func:`pawn_silhouette`; None: no outline cue); ``raw`` the crops before and after as
+    cut, without the balancing. The features: the mean pixel colour posteriors
+    (:meth:`PawnPixels.posterior`) after and before (7 + 7), which side holds the piece
+    (:func:`piece_side`), the fit of the blob to the silhouette (:func:`shape_fit`), the blob's
+    area in pawns (at most 3), the mean and spread of its balanced Lab values (scaled to 0..1)
+    after and before (3 + 3 + 3 + 3), and, from the raw crops, the blob's mean Lab after and
+    before less the median Lab of the unchanged pixels before (the cell's own light and cast,
+    which the grey-world balance of a strongly coloured tile gets wrong), and that median
+    (3 + 3 + 3)."""
     pa, pb = model.posterior(after[blob]).mean(axis=0), model.posterior(before[blob]).mean(axis=0)
     side = piece_side(before, after, blob, changed, fill=fill)
     fit = shape_fit(blob, shape) if shape is not None else 0.0
     la = cv2.cvtColor(after, cv2.COLOR_BGR2LAB)[blob].astype(np.float32) / 255.0
     lb = cv2.cvtColor(before, cv2.COLOR_BGR2LAB)[blob].astype(np.float32) / 255.0
+    rb, ra = (cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32) / 255.0 for img in raw)
+    context = np.median(rb[~changed & ~fill], axis=0) if (~changed & ~fill).any() else rb.reshape(-1, 3).mean(axis=0)
     return np.concatenate([pa, pb, [side, fit, min(float(blob.sum()) / max(pawn_area, 1.0), 3.0)],
-                           la.mean(axis=0), lb.mean(axis=0), la.std(axis=0), lb.std(axis=0)]).astype(np.float32)
+                           la.mean(axis=0), lb.mean(axis=0), la.std(axis=0), lb.std(axis=0),
+                           ra[blob].mean(axis=0) - context, rb[blob].mean(axis=0) - context, context]).astype(np.float32)
 
 
-BLOB_FEATURES = 2 * (len(COLOURS) + 1) + 3 + 12
+BLOB_FEATURES = 2 * (len(COLOURS) + 1) + 3 + 12 + 9
 
 
 class ChangeBlobs:
     """What one changed blob of a cell is: a pawn of some colour that came, one that went, or no
-    pawn (sand, a part, a turned tile, a shadow). Multinomial logistic regression (softmax over
-    ``2 * 6 + 1`` classes: came per colour in ``COLOURS`` order, went per colour, none) on the
-    standardised :func:`blob_features`, fitted with class-balanced weights and an L2 penalty by
-    gradient descent. It learns how much to trust each cue (colour after and before, the
-    outline's side and shape) from taught examples instead of hand-set weights.
+    pawn (sand, a part, a turned tile, a shadow).
+
+    A perceptron with one hidden layer of ``tanh`` units and a softmax over ``2 * 6 + 1``
+    classes (came per colour in ``COLOURS`` order, went per colour, none), on the standardised
+    :func:`blob_features`. It is fitted by full-batch Adam (Kingma and Ba, ICLR 2015) on the
+    class-balanced cross-entropy plus an L2 penalty on the weights. It learns how far to trust
+    each cue (colour after and before, relative to the crop's own light, the outline's side and
+    shape) and how they combine: a white pawn under a warm cast is bluer than the tile around
+    it but far brighter than a blue pawn, which one straight boundary per class cannot weigh.
 
     Attributes
     ----------
-    weights : (BLOB_FEATURES + 1, 13) float32
-        Last row the bias.
+    w1 : (BLOB_FEATURES, H) float32
+    b1 : (H,) float32
+    w2 : (H, 13) float32
+    b2 : (13,) float32
     mean, scale : (BLOB_FEATURES,) float32
         Standardisation of the features.
     """
 
-    def __init__(self, weights: np.ndarray, mean: np.ndarray, scale: np.ndarray):
-        self.weights = np.asarray(weights, np.float32)
-        self.mean, self.scale = np.asarray(mean, np.float32), np.asarray(scale, np.float32)
+    N_CLASSES = 2 * len(COLOURS) + 1
+    FIELDS = ("w1", "b1", "w2", "b2", "mean", "scale")
 
-    def _design(self, feats: np.ndarray) -> np.ndarray:
-        z = (np.asarray(feats, np.float32) - self.mean) / self.scale
-        return np.hstack([z, np.ones((len(z), 1), np.float32)])
+    def __init__(self, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray, mean: np.ndarray,
+                 scale: np.ndarray):
+        self.w1, self.b1, self.w2, self.b2 = (np.asarray(x, np.float32) for x in (w1, b1, w2, b2))
+        self.mean, self.scale = np.asarray(mean, np.float32), np.asarray(scale, np.float32)
+        hidden = self.w1.shape[1] if self.w1.ndim == 2 else -1
+        if (self.w1.shape != (BLOB_FEATURES, hidden) or self.b1.shape != (hidden,)
+                or self.w2.shape != (hidden, self.N_CLASSES) or self.b2.shape != (self.N_CLASSES,)
+                or self.mean.shape != (BLOB_FEATURES,) or self.scale.shape != (BLOB_FEATURES,)):
+            raise ValueError("the pawn change classifier's weights do not fit this version's features")
 
     def predict(self, feats: np.ndarray) -> np.ndarray:
         """Class probabilities for feature rows ``(n, BLOB_FEATURES)``: ``(n, 13) float32``."""
-        s = self._design(feats) @ self.weights
+        z = (np.asarray(feats, np.float32) - self.mean) / self.scale
+        s = np.tanh(z @ self.w1 + self.b1) @ self.w2 + self.b2
         s -= s.max(axis=1, keepdims=True)
         p = np.exp(s)
         return p / p.sum(axis=1, keepdims=True)
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights by name (``FIELDS``), for saving with ``np.savez``."""
+        return {f: getattr(self, f) for f in self.FIELDS}
+
     @classmethod
-    def fit(cls, feats: np.ndarray, classes: np.ndarray, l2: float = 1e-2, steps: int = 3000,
-            rate: float = 0.5) -> "ChangeBlobs":
-        """Fit on feature rows ``(n, BLOB_FEATURES)`` and class indices ``(n,) int`` (0..12).
+    def fit(cls, feats: np.ndarray, classes: np.ndarray, hidden: int = 48, l2: float = 1e-3, steps: int = 2000,
+            rate: float = 0.01, seed: int = 0) -> "ChangeBlobs":
+        """Fit on feature rows ``(n, BLOB_FEATURES)`` and class indices ``(n,) int`` (0..12);
+        ``hidden`` units, ``steps`` Adam steps of size ``rate`` from weights drawn with ``seed``
+        (the same rows give the same model).
 
         Raises
         ------
@@ -823,20 +855,32 @@ class ChangeBlobs:
         classes = np.asarray(classes, int)
         if len(feats) == 0:
             raise ValueError("no changed blobs to teach the pawn change classifier")
-        n_cls = 2 * len(COLOURS) + 1
+        n_cls = cls.N_CLASSES
         mean, scale = feats.mean(axis=0), feats.std(axis=0) + 1e-6
-        x = np.hstack([(feats - mean) / scale, np.ones((len(feats), 1))])
+        x = (feats - mean) / scale
         y = np.eye(n_cls)[classes]
         counts = np.bincount(classes, minlength=n_cls)
-        w_row = (len(classes) / (n_cls * np.maximum(counts, 1)))[classes][:, None]
-        w = np.zeros((x.shape[1], n_cls))
-        for _ in range(steps):
-            s = x @ w
+        w_row = (len(classes) / (n_cls * np.maximum(counts, 1)))[classes][:, None] / len(x)
+        rng = np.random.default_rng(seed)
+        params = [rng.normal(0.0, x.shape[1] ** -0.5, (x.shape[1], hidden)), np.zeros(hidden),
+                  rng.normal(0.0, hidden ** -0.5, (hidden, n_cls)), np.zeros(n_cls)]
+        first = [np.zeros_like(q) for q in params]
+        second = [np.zeros_like(q) for q in params]
+        for t in range(1, steps + 1):
+            w1, _b1, w2, b2 = params
+            h = np.tanh(x @ w1 + params[1])
+            s = h @ w2 + b2
             s -= s.max(axis=1, keepdims=True)
             p = np.exp(s)
             p /= p.sum(axis=1, keepdims=True)
-            w -= rate * (x.T @ ((p - y) * w_row) / len(x) + l2 * w)
-        return cls(w, mean, scale)
+            g = (p - y) * w_row                        # d loss / d scores
+            gh = (g @ w2.T) * (1.0 - h * h)
+            grads = (x.T @ gh + l2 * w1, gh.sum(axis=0), h.T @ g + l2 * w2, g.sum(axis=0))
+            for q, grad in enumerate(grads):
+                first[q] = 0.9 * first[q] + 0.1 * grad
+                second[q] = 0.999 * second[q] + 0.001 * grad * grad
+                params[q] -= rate * (first[q] / (1 - 0.9 ** t)) / (np.sqrt(second[q] / (1 - 0.999 ** t)) + 1e-8)
+        return cls(*params, mean, scale)
 
     @classmethod
     def teach(cls, model: PawnPixels, samples: Iterable[tuple], layout: MatLayout) -> "ChangeBlobs":
@@ -858,7 +902,7 @@ class ChangeBlobs:
                     cls_i = COLOURS.index(came)
                 elif went and went in sil["before"] and (sil["before"][went] & sel).sum() > 0.3 * sel.sum():
                     cls_i = k + COLOURS.index(went)
-                feats.append(blob_features(model, b, a, sel, changed, fill, shape, area))
+                feats.append(blob_features(model, b, a, sel, changed, fill, shape, area, (before, after)))
                 classes.append(cls_i)
         return cls.fit(np.array(feats), np.array(classes))
 

@@ -2,7 +2,7 @@
 
 Each view is a random table (random faces and backs on random cells around a random storm
 cell, sand stacks, pawns, parts and a storm card) seen by a random camera under a random light,
-rendered by :mod:`assistant.vision.render`. Four condition sets:
+rendered by :mod:`assistant.vision.render`. Five condition sets:
 
 - ``train``: daylight, cool ceiling light, warm lamp, point light, white balance 3000-7500 K,
   mild blur and noise;
@@ -11,6 +11,10 @@ rendered by :mod:`assistant.vision.render`. Four condition sets:
   of 0.4-0.9, white balance 3000-7500 K, mild blur and noise. It differs from the stress set's
   glare (the fixed ``WARM_LAMP``: lamp at (80, 60, 500) mm, 2900 K, glare 0.7 at the lamp's
   mirror point, room light 0.45): the lamp, its glare and the room light are drawn afresh;
+- ``harsh`` (teaching the pawn change reader): any of the ``train`` lights, half of them with a
+  colour cast left unbalanced (2400-10000 K, 70-100 % of the cast kept), two in five in a room
+  dimmed to 25-60 % with the camera's auto exposure, stronger noise and defocus (0-3 px); drawn
+  afresh per view, a range around the stress set's fixed conditions rather than those conditions;
 - ``normal`` (measuring): daylight and cool ceiling light, light noise;
 - ``stress`` (measuring): a warm lamp with glare, a dim room, defocus, and a strong colour cast.
 
@@ -93,6 +97,15 @@ def _conditions(rng: random.Random, which: str):
                         shadow_strength=rng.uniform(0.3, 0.6))
         settings = CameraSettings(noise_sigma=rng.uniform(0.5, 3.0), defocus_px=rng.choice((0.0, 0.0, 1.0, 1.8)),
                                   jpeg_quality=rng.choice((None, 85, 70)))
+    elif which == "harsh":
+        light = rng.choice((DAYLIGHT, COOL_CEILING, WARM_LAMP, POINT_LIGHT))
+        if rng.random() < 0.5:                         # a colour cast the camera does not balance away
+            light = replace(light, camera_kelvin=rng.uniform(2400, 10000), wb_strength=rng.uniform(0.7, 1.0))
+        dim = rng.random() < 0.4
+        if dim:                                        # a dim room, the camera's exposure follows
+            light = replace(light, ambient=light.ambient * rng.uniform(0.25, 0.6))
+        settings = CameraSettings(noise_sigma=rng.uniform(1.0, 4.0), auto_exposure=dim,
+                                  defocus_px=rng.choice((0.0, 1.0, 1.8, 2.2, 3.0)), jpeg_quality=rng.choice((90, 85, 70)))
     elif which == "normal":
         light = rng.choice((DAYLIGHT, COOL_CEILING))
         settings = CameraSettings(noise_sigma=rng.uniform(0.5, 1.5), jpeg_quality=90)
@@ -258,3 +271,28 @@ def other_changes(seed: int, count: int, which: str = "train", images=None, size
         c = layout.cell(cell)
         yield (pawn_crop(f0, h, cam_k, c), pawn_crop(f1, h, cam_k, c), None, None, cell, scene, after,
                {"before": silhouettes(scene, h, cam_k, c), "after": silhouettes(after, h, cam_k, c)}, h, cam_k)
+
+
+def teaching_set(seed: int = 1, images=None) -> dict[str, Iterator]:
+    """Everything :func:`~.forbidden_desert.teach` learns from, as its keyword arguments
+    (``fd.teach(**teaching_set())``), rendered lazily with the owner's ``images`` (default the
+    project's own art):
+
+    - ``views``: 60 tables under ``train`` light (seed ``seed``);
+    - ``moves``: 150 pawn moves and 100 other changes under ``train`` light (seeds ``seed``,
+      ``seed + 1``), then 1,000 pawn moves and 400 other changes under ``harsh`` light (seeds
+      ``seed + 40``, ``seed + 41``) for the pawn change classifier;
+    - ``part_views``: 80 part-rich tables under ``glare`` and 80 under ``train`` light (seeds
+      ``seed + 2``, ``seed + 3``).
+
+    Measuring uses other seeds (see :mod:`assistant.bench.detect_forbidden_desert`)."""
+    import itertools
+
+    return {"views": views(seed, 60, "train", images=images),
+            "moves": itertools.chain(pawn_moves(seed, 150, "train", images=images),
+                                     other_changes(seed + 1, 100, "train", images=images),
+                                     pawn_moves(seed + 40, 1000, "harsh", images=images),
+                                     other_changes(seed + 41, 400, "harsh", images=images)),
+            "part_views": itertools.chain(views(seed + 2, 80, "glare", images=images, part_rate=0.8),
+                                          views(seed + 3, 80, "train", images=images, part_rate=0.8))}
+
