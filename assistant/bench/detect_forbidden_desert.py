@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..games import get_game
-from ..games.forbidden_desert.simulate import random_game, to_physical
+from ..games.forbidden_desert.simulate import random_game, table_game
 from ..tracking.forbidden_desert import ForbiddenDesertTracker
 from ..tracking.live import LiveDesert
 from ..vision.detectors import forbidden_desert as fd
@@ -99,10 +99,7 @@ def play_game(det: fd.FDDetector, seed: int, events: int = 40, size=(1280, 720),
     card play that looks like a plain move is asked about (counted in ``ask_tied``)."""
     game_obj = get_game("forbidden-desert")
     game = random_game(seed, n_players=3, max_events=events)
-    phys_setup, _ = to_physical(game)
-    phys_setup["equipment_deck"] = game.setup["equipment_deck"]
-    start = game_obj.new_state(phys_setup, game.rulings)
-    truth, physical = _physical_states(game, start)
+    _setup, start, truth, physical = table_game(game)
     as_played = {id(ev): phys for ev, phys in zip(game.events, physical)}
     tracker = ForbiddenDesertTracker(game_obj, start, cards_from_camera=not cards_on_tablet)
     layout = mat_layout("forbidden-desert")
@@ -134,7 +131,7 @@ def play_game(det: fd.FDDetector, seed: int, events: int = 40, size=(1280, 720),
                 live.pending, live.reference = set(), None
             for ev in parts[part].tablet_before:
                 if ev.type == "reshuffle":
-                    continue                          # the physical deck is not reshuffled (see _physical_states)
+                    continue                          # the physical deck is not reshuffled (see table_game)
                 entered = tracker.apply_tablet(as_played[id(ev)])
                 if entered.kind != "commit":          # a bench fault, not the tracker's: say so loudly
                     raise RuntimeError(f"tablet event refused: {ev} ({entered.message})")
@@ -192,33 +189,6 @@ def _by_face(summary: dict) -> dict:
     out = dict(summary)
     out["tiles"] = [[face_of(t) if t in KIND_OF_TILE else t for t in row] for row in summary["tiles"]]
     return out
-
-
-def _physical_states(game, start) -> list:
-    """The table's game (physical storm deck, faces revealed as dug) state by state, aligned
-    with the digital game's states (a digital reshuffle leaves the physical state as it was),
-    and the events as entered at the table (a peek names the cards seen), one per digital event."""
-    from ..games.base import Event
-
-    game_obj = get_game("forbidden-desert")
-    out, state, entered = [start], start, []
-    for ev, before in zip(game.events, game.states):
-        if ev.type == "draw_storm":
-            ev = Event.make("storm", "storm_card", card=before.pile[0])
-        elif ev.type == "excavate":
-            slot = before.pawn[ev.actor]
-            after = game.states[len(out)]
-            drawn = after.hands[ev.actor][len(before.hands[ev.actor]):]
-            ev = Event.make(ev.actor, "excavate", reveals=after.ident[slot], draws=drawn[0] if drawn else None)
-        elif ev.type == "meteorologist_peek" or (ev.type == "play_equipment" and ev["card"] == "storm_tracker"):
-            m = min(before.draw_count, len(before.pile))
-            ev = Event.make(ev.actor, ev.type, **{**dict(ev.params), "seen": tuple(before.pile[:m])})
-        if ev.type != "reshuffle":
-            state = game_obj.apply(state, ev)
-            assert state, (ev, state)
-        out.append(state)
-        entered.append(ev)
-    return out, entered
 
 
 def run_section(seconds: float, seed: int) -> list[str]:

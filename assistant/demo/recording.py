@@ -7,10 +7,13 @@ A recording is a folder holding
   commit, in order, whether it saw the event or it was entered on the tablet);
 - ``script.json``: ``{"game", "fps", "size", "tablet": [{"frame": k, "event": {...}}],
   "illegal": [{"frame": k, "what": text}], "moves": [{"events": [i, ...], "arm_end": k}],
-  "conditions": [{"frame": k, "what": text}]}`` — the events entered on a tablet and the frame
+  "conditions": [{"frame": k, "what": text}], "storm_wrong": [{"frame": k, "what": text}],
+  "camera_matrix": [[fx, 0, cx], [0, fy, cy], [0, 0, 1]]}`` — the events entered on a tablet and the frame
   at which they are entered; the illegal moves acted out (from ``frame`` until they are put
   back); for each table move the indices (0-based, into the truth's events) of its events and
-  its last frame with an arm over the board; light changes, bumps and such.
+  its last frame with an arm over the board; light changes, bumps and such; storm cards carried
+  out wrongly on the table (from ``frame`` until they are fixed; Forbidden Desert); the
+  intrinsics of the (undistorted) frames, for games with standing pieces.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ class Recording:
     illegal: list[dict] = field(default_factory=list)
     moves: list[dict] = field(default_factory=list)
     conditions: list[dict] = field(default_factory=list)
+    storm_wrong: list[dict] = field(default_factory=list)
+    camera_matrix: list | None = None
 
     @property
     def video(self) -> Path:
@@ -64,7 +69,11 @@ def load_recording(folder: str | Path) -> Recording:
         tablet = [(int(t["frame"]), dict(t["event"])) for t in script.get("tablet", [])]
         rec = Recording(folder, str(script["game"]), float(script["fps"]), tuple(script["size"]),
                         read_record(folder / TRUTH), tablet, list(script.get("illegal", [])),
-                        list(script.get("moves", [])), list(script.get("conditions", [])))
+                        list(script.get("moves", [])), list(script.get("conditions", [])),
+                        list(script.get("storm_wrong", [])), script.get("camera_matrix"))
+        if rec.camera_matrix is not None and (len(rec.camera_matrix) != 3
+                                              or any(len(row) != 3 for row in rec.camera_matrix)):
+            raise ValueError("camera_matrix is not 3x3")
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{folder / SCRIPT}: malformed ({exc})") from None
     if rec.truth.game.id != rec.game:
@@ -73,13 +82,14 @@ def load_recording(folder: str | Path) -> Recording:
 
 
 def save_script(folder: Path, game: str, fps: float, size: tuple[int, int], tablet: list[tuple[int, dict]],
-                illegal: list[dict], moves: list[dict], conditions: list[dict]) -> Path:
-    """Write ``script.json`` into ``folder``; returns its path. Raises ``OSError`` when it cannot."""
+                illegal: list[dict], moves: list[dict], conditions: list[dict], **extra: Any) -> Path:
+    """Write ``script.json`` into ``folder``; returns its path. ``extra`` fields (``storm_wrong``,
+    ``camera_matrix``) are written as given. Raises ``OSError`` when it cannot."""
     path = folder / SCRIPT
     path.write_text(json.dumps({"game": game, "fps": fps, "size": list(size),
                                 "tablet": [{"frame": k, "event": e} for k, e in tablet],
-                                "illegal": illegal, "moves": moves, "conditions": conditions}, indent=1) + "\n",
-                    encoding="utf-8")
+                                "illegal": illegal, "moves": moves, "conditions": conditions, **extra},
+                               indent=1) + "\n", encoding="utf-8")
     return path
 
 

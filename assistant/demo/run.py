@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..referee.session import Session, SessionError
 from ..server.app import create_app
 from ..server.live import LiveTable, make_loop
@@ -47,11 +49,14 @@ class DemoResult:
     seconds: float
     latencies: list[float] = field(default_factory=list)
     answered: int = 0
+    storm_wrong: int = 0
+    storm_caught: int = 0
 
     @property
     def ok(self) -> bool:
-        """No committed event differs from the truth."""
-        return self.first_wrong is None
+        """No committed event differs from the truth, and every storm card carried out wrongly
+        was caught."""
+        return self.first_wrong is None and self.storm_caught == self.storm_wrong
 
     def lines(self) -> list[str]:
         """The printed report of this game."""
@@ -62,6 +67,8 @@ class DemoResult:
                 f"  illegal moves flagged {self.illegal_flagged} of {self.illegal_expected}; questions asked {self.questions}"
                 f" ({self.answered} answered on the tablet by choosing what happened, the rest settled on the table:"
                 f" pieces put back or the move made again)",
+                *([f"  storm cards carried out wrongly on the table: {self.storm_caught} of {self.storm_wrong} caught "
+                   f"with a list of corrections"] if self.storm_wrong else []),
                 f"  {self.frames} frames in {self.seconds:.1f} s = {self.frames / max(self.seconds, 1e-9):.1f} fps; "
                 f"latency from the last frame with an arm over the board to the commit: {lat}"]
 
@@ -96,8 +103,10 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
                 client.post("/api/events", json=queue.pop(0)[2], headers=referee)
             answered[0] += _answer(session, client, referee, truth)
 
+        model = model or default_model(rec.game)
+        intrinsics = np.asarray(rec.camera_matrix, float) if rec.camera_matrix is not None else None
         live = LiveTable(session, open_source(str(rec.video)),
-                         lambda st: make_loop(rec.game, st, model, rec.fps, None), rec.fps, before_frame=tablet)
+                         lambda st: make_loop(rec.game, st, model, rec.fps, intrinsics), rec.fps, before_frame=tablet)
         started = time.perf_counter()
         live._run()                                   # in this thread: the whole video, as fast as it decodes
         seconds = time.perf_counter() - started
@@ -111,6 +120,9 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
         flagged = sum(1 for bad in rec.illegal for frame, v, _ in live.log
                       if v.kind in ("illegal", "ask") and bad["frame"] <= frame <= bad["frame"] + 3 * rec.fps)
         questions = sum(1 for _, v, _ in live.log if v.kind == "ask")
+        caught = sum(1 for bad in rec.storm_wrong
+                     if any(v.kind == "ask" and getattr(v, "corrections", None)
+                            and bad["frame"] <= frame <= bad["frame"] + 3 * rec.fps for frame, v, _ in live.log))
         answers = answered[0]
         while len(applied_at) < len(session.applied):
             applied_at.append(frames)
@@ -118,7 +130,19 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
                      if m["events"][-1] < len(applied_at) and applied_at[m["events"][-1]] >= m["arm_end"]]
         assert snapshot["events"] == len(committed)
     return DemoResult(rec.game, len(truth), len(committed), matching, first_wrong, len(rec.illegal),
-                      min(flagged, len(rec.illegal)), questions, frames, seconds, latencies, answers)
+                      min(flagged, len(rec.illegal)), questions, frames, seconds, latencies, answers,
+                      len(rec.storm_wrong), caught)
+
+
+def default_model(game: str) -> str | None:
+    """The detector shipped for ``game``'s bundled recording: Forbidden Desert's own-art table
+    detector (``models/forbidden-desert-own-art``, taught by ``assistant teach --game
+    forbidden-desert --images own-art --slot table``); None for the other games (they teach or
+    need none)."""
+    if game != "forbidden-desert":
+        return None
+    folder = Path(__file__).resolve().parents[2] / "models" / "forbidden-desert-own-art"
+    return str(folder) if (folder / "detector.json").exists() else None
 
 
 def _answer(session: Session, client: Any, referee: dict, truth: list[dict]) -> int:
@@ -217,7 +241,9 @@ def serve_recording(game: str, args: argparse.Namespace) -> int:
             except SessionError as exc:               # a refused tablet entry is shown, not fatal
                 session.notify("info", f"tablet entry refused: {exc}")
 
-    live = LiveTable(session, Paced(rec.video), lambda st: make_loop(rec.game, st, args.model, rec.fps, None),
+    model = args.model or default_model(rec.game)
+    intrinsics = np.asarray(rec.camera_matrix, float) if rec.camera_matrix is not None else None
+    live = LiveTable(session, Paced(rec.video), lambda st: make_loop(rec.game, st, model, rec.fps, intrinsics),
                      rec.fps, before_frame=tablet).start()
     server = create_server(create_app(session, camera=live.jpeg), host="127.0.0.1", port=args.port,
                            threads=threads_for(session.seats))

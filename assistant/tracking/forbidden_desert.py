@@ -113,14 +113,24 @@ class ForbiddenDesertTable(TableModel):
         return actions + plays
 
     def guesses(self, state: State, before: Mapping[Slot, str], observed: Observation) -> list[Event]:
-        """Moves the readings suggest, legal or not: a pawn colour that appeared on a cell is a
-        ``move`` there by its seat (or, for another seat, the active player's ``navigate``); sand
+        """Moves the readings suggest, legal or not: a pawn colour that appeared on a cell (read
+        without alternatives, or seen leaving another cell too) is a ``move`` there by its seat
+        (or, for another seat, the active player's ``navigate``); sand
         gone from a neighbour is a ``remove_sand``; the active pawn's tile turned over an
         ``excavate``."""
         out: list[Event] = []
         seat_of_colour = {COLOUR[a]: i for i, a in enumerate(state.cfg.players)}
+
+        def colours(label: str) -> set[str]:
+            return set(filter(None, label.split("+")))
+
+        # a pawn read leaving one cell and arriving at another is clear evidence even though each
+        # reading keeps alternatives (pawn readings always do: colours are easy to misread)
+        left = {c for slot, r in observed.items() if slot[0] == "pawns" and r.sure
+                for c in colours(before.get(slot, "")) - colours(r.label)}
         for slot, reading in observed.items():
-            if not reading.sure or reading.alternatives:
+            paired = slot[0] == "pawns" and bool((colours(reading.label) - colours(before.get(slot, ""))) & left)
+            if not reading.sure or (reading.alternatives and not paired):
                 continue                              # only clear evidence names an illegal move
             kind, cell = slot[0], self.cell_of(slot)
             if kind == "pawns":
@@ -253,7 +263,11 @@ class ForbiddenDesertTracker(Tracker):
                            corrections=fixes)
         verdict = super().explain(observed, changed)
         if verdict.kind == "illegal" and not self.model.cards_from_camera and self.state.phase == "actions":
-            held = [c for c in VISIBLE_CARDS if any(c in hand for hand in self.state.hands)]
+            # a card that makes this kind of change legal (a far move: Jet Pack; sand cleared out
+            # of reach: Dune Blaster), held by someone but not entered
+            could = {"move": "jet_pack", "remove_sand": "dune_blaster"}.get(verdict.events[0].type if verdict.events
+                                                                           else "")
+            held = [c for c in VISIBLE_CARDS if c == could and any(c in hand for hand in self.state.hands)]
             if held:
                 names = " or ".join(c.replace("_", " ").title() for c in held)
                 verdict = replace(verdict, message=f"{verdict.message} If a {names} was played, enter it on the tablet.")

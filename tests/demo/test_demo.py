@@ -41,6 +41,55 @@ def test_the_bundled_discovery_island_recording_is_tracked_exactly():
     assert result.illegal_flagged == result.illegal_expected == 1
 
 
+def _check_desert(result) -> None:
+    """The checks every Forbidden Desert recording must pass (bundled, or rendered from photos)."""
+    assert result.ok and result.matching == result.truth == result.committed, result.lines()
+    assert result.illegal_flagged == result.illegal_expected == 1
+    assert result.storm_caught == result.storm_wrong == 1
+    assert result.latencies and max(result.latencies) <= 1.0
+
+
+def _desert_recording_is_complete(rec) -> None:
+    events = [e for _, e in rec.truth.events]
+    table = [e for e in events if e.type != "end_turn" and e.to_json() not in [t for _, t in rec.tablet]]
+    assert len(table) >= 30 and sum(e.type == "storm_card" for e in events) >= 5
+    assert {c["what"].split(":")[0] for c in rec.conditions} >= {"light", "an arm sweeps across at 1 m/s",
+                                                                  "the mat bumped by 5 mm and 1 degree"}
+    assert rec.illegal and rec.storm_wrong and rec.camera_matrix is not None
+
+
+def test_the_bundled_forbidden_desert_recording_is_tracked_exactly():
+    """Own art, the shipped own-art detector: every event in order, the illegal move flagged, the
+    wind card carried out wrongly caught with a correction, latency within a second."""
+    folders = bundled("forbidden-desert")
+    if not folders:
+        pytest.skip("no bundled Forbidden Desert recording in this checkout (examples/recordings/)")
+    rec = load_recording(folders[0])
+    _desert_recording_is_complete(rec)
+    _check_desert(run_recording(rec))
+
+
+def test_the_forbidden_desert_script_rendered_from_the_real_photos_passes_the_same_checks(tmp_path):
+    """The unbundled run: the same script rendered with the publisher's component photos (never
+    copied into the repository), a detector taught from them, the same checks."""
+    from pathlib import Path
+
+    from assistant.demo.make_desert import make as make_desert
+    from assistant.vision.detectors import forbidden_desert as fd
+    from assistant.vision.detectors import synth
+    from assistant.vision.render.desert import ProceduralArt
+    from assistant.vision.render.photos import ComponentImages
+
+    photos = Path(__file__).resolve().parents[2].parent / "shared" / "components" / "forbidden-desert"
+    if not photos.is_dir():
+        pytest.skip(f"the component photos are not beside the checkout ({photos})")
+    images = ComponentImages(photos, fallback=ProceduralArt())
+    model = fd.teach(**synth.teaching_set(1, images=images)).save(tmp_path / "model")
+    rec = load_recording(make_desert(tmp_path / "rec", images=images))
+    _desert_recording_is_complete(rec)
+    _check_desert(run_recording(rec, str(model)))
+
+
 def test_the_bundled_recordings_fit_the_size_budget():
     total = sum(f.stat().st_size for folder in bundled() for f in folder.iterdir())
     assert total <= 30e6

@@ -133,3 +133,45 @@ def to_physical(game: RandomGame) -> tuple[dict[str, Any], list[Event]]:
             ev = Event.make(ev.actor, ev.type, **params)
         out.append(ev)
     return phys, out
+
+
+def table_game(game: RandomGame) -> tuple[dict[str, Any], Any, list, list[Event]]:
+    """``game`` as played at a table with a physical storm deck and face-down tiles, and a known
+    equipment deck (so an excavation's card is the deck's top, as the camera cannot see it).
+
+    Returns
+    -------
+    (setup, start, states, entered)
+        The record header's ``setup``; the starting state; the table's state after each of the
+        digital game's events (``states[0]`` is ``start``; a digital ``reshuffle`` leaves the
+        state as it was: a physical deck reshuffles implicitly); and the events as entered at
+        the table, one per digital event (a storm draw names its card, an excavation the face it
+        reveals and the card it draws, a peek the cards seen; ``reshuffle`` kept in place).
+
+    Raises
+    ------
+    AssertionError
+        When the rewritten game is refused by the engine (a bug of this function).
+    """
+    phys, _ = to_physical(game)
+    phys["equipment_deck"] = game.setup["equipment_deck"]
+    start = setup.new_state(phys, game.rulings)
+    out, state, entered = [start], start, []
+    for ev, before in zip(game.events, game.states):
+        if ev.type == "draw_storm":
+            ev = Event.make("storm", "storm_card", card=before.pile[0])
+        elif ev.type == "excavate":
+            slot = before.pawn[ev.actor]
+            after = game.states[len(out)]
+            drawn = after.hands[ev.actor][len(before.hands[ev.actor]):]
+            ev = Event.make(ev.actor, "excavate", reveals=after.ident[slot], draws=drawn[0] if drawn else None)
+        elif ev.type == "meteorologist_peek" or (ev.type == "play_equipment" and ev["card"] == "storm_tracker"):
+            m = min(before.draw_count, len(before.pile))
+            ev = Event.make(ev.actor, ev.type, **{**dict(ev.params), "seen": tuple(before.pile[:m])})
+        if ev.type != "reshuffle":
+            state = rules.apply(state, ev)
+            assert state, (ev, state)
+        out.append(state)
+        entered.append(ev)
+    return phys, start, out, entered
+
