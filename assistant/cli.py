@@ -30,6 +30,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "report":
+        from .bench.report import run as report
+
+        try:
+            return report(args.out, seconds=args.seconds, seed=args.seed)
+        except ImportError as exc:
+            print(f"bench report: {exc} (pip install 'tabletop-assistant[report]')", file=sys.stderr)
+            return 2
     from .bench import run_bench
 
     return run_bench(args.what, seconds=args.seconds, seed=args.seed)
@@ -50,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_cmd_check)
 
     bench = sub.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=["rules", "vision", "detect", "serve"], help="which benchmark")
+    bench.add_argument("what", choices=["rules", "vision", "detect", "serve", "report"],
+                       help="which benchmark; report: all of them, then a Markdown report with plots")
+    bench.add_argument("-o", "--out", default="bench-report", help="report: the folder to write (default bench-report)")
     bench.add_argument("--seconds", type=float, default=None,
                        help="time budget (s); default the benchmark's own (5 s throughput runs, 60 s serve load)")
     bench.add_argument("--seed", type=int, default=1, help="seed of the random games")

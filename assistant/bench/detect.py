@@ -15,8 +15,9 @@ SECTIONS = (("Forbidden Desert", "assistant.bench.detect_forbidden_desert"),
             ("Scout Pennant", "assistant.bench.detect_scout_pennant"))
 
 
-def run(seconds: float = 5.0, seed: int = 1) -> int:
-    """Run every game's detection benchmark; returns 0."""
+def run(seconds: float = 5.0, seed: int = 1, figures=None) -> int:
+    """Run every game's detection benchmark; returns 0. ``figures`` (a
+    :class:`~.figures.Figures`, optional) collects the readings and latencies."""
     cv2.setNumThreads(1)
     print("# assistant bench detect  (rendered scenes; OpenCV on one thread)")
     for title, module in SECTIONS:
@@ -26,6 +27,6 @@ def run(seconds: float = 5.0, seed: int = 1) -> int:
         except ImportError as exc:
             print(f"not available: {exc}")
             continue
-        for line in section.run_section(seconds, seed):
+        for line in section.run_section(seconds, seed, figures):
             print(line, flush=True)
     return 0

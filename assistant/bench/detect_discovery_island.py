@@ -46,7 +46,7 @@ GAME_LIGHTS = (DAYLIGHT, COOL_CEILING, WARM_LAMP)
 MOVES_PER_GAME = 30
 
 
-def slot_errors(model, seed: int, which: str, views_per_size: int = VIEWS):
+def slot_errors(model, seed: int, which: str, views_per_size: int = VIEWS, figures=None):
     """Readings per slot kind over rendered boards, each read with the homography its own corner
     markers give (as in use; never the renderer's true one).
 
@@ -56,7 +56,8 @@ def slot_errors(model, seed: int, which: str, views_per_size: int = VIEWS):
         ``(counts, wrong, sure_wrong, unsure, confusion, conditions, unregistered)``: Counters by
         slot kind of readings, wrong top labels, wrong and sure, right but unsure; per kind the
         Counter ``(true, read) -> n``; boards per condition; boards whose markers did not
-        register (all their slots count as wrong, read as ``unread``).
+        register (all their slots count as wrong, read as ``unread``). Every reading is also
+        counted in ``figures`` (:class:`~.figures.Figures`) when given.
     """
     from ..vision.mats import mat_layout
     from ..vision.registration import detect_markers, make_detector, register
@@ -76,12 +77,16 @@ def slot_errors(model, seed: int, which: str, views_per_size: int = VIEWS):
                         counts[kind] += 1
                         wrong[kind] += 1
                         confusion[kind][(want, "unread")] += 1
+                        if figures is not None:
+                            figures.reading("discovery-island", which, kind, want, "unread")
                 continue
             readings = read_slots(model, frame, fit.homography, list(truth))
             for cell, design in truth.items():
                 for kind, want in zip(SLOT_KINDS, slot_labels(design)):
                     r = readings[(kind, *cell)]
                     counts[kind] += 1
+                    if figures is not None:
+                        figures.reading("discovery-island", which, kind, want, r.label)
                     if r.label != want:
                         wrong[kind] += 1
                         confusion[kind][(want, r.label)] += 1
@@ -99,7 +104,7 @@ def _confusion_lines(confusion: Counter, limit: int = 8) -> list[str]:
     return [f"      confusion (true -> read: count): {cells}{more}"]
 
 
-def run_section(seconds: float, seed: int) -> list[str]:
+def run_section(seconds: float, seed: int, figures=None) -> list[str]:
     """Run the Discovery Island detection benchmark; returns printable lines.
 
     Parameters
@@ -109,6 +114,8 @@ def run_section(seconds: float, seed: int) -> list[str]:
         table move takes about 2 s to render and track on one core).
     seed : int
         Offset of the measuring seeds (added to 1,000,000).
+    figures : Figures, optional
+        Collects the readings and latencies (:class:`~.figures.Figures`).
     """
     lines = ["Discovery Island (own printable kit, rendered; measuring seeds from "
              f"{SEED_BASE + seed}, none used for teaching or tuning)"]
@@ -118,7 +125,7 @@ def run_section(seconds: float, seed: int) -> list[str]:
                  f"{time.perf_counter() - t0:.1f} s")
     for which in ("normal", "stress"):
         counts, wrong, sure_wrong, unsure, confusion, conditions, unregistered = slot_errors(
-            model, SEED_BASE + seed, which)
+            model, SEED_BASE + seed, which, figures=figures)
         names = ", ".join(f"{n} x{c}" for n, c in sorted(conditions.items()))
         lines.append(f"per-slot error, {which} ({2 * VIEWS} boards at 1280x720 and 1920x1080: {names}; each read "
                      f"with its own markers' homography, {unregistered} failed to register); "
@@ -129,11 +136,11 @@ def run_section(seconds: float, seed: int) -> list[str]:
             lines.append(f"  {kind:<7}: {counts[kind]} readings, error {rate:.3%} ({wrong[kind]}; {verdict}), "
                          f"wrong and sure {sure_wrong[kind]}, right but unsure {unsure[kind] / counts[kind]:.2%}")
             lines += _confusion_lines(confusion[kind])
-    lines += _games(seconds, seed)
+    lines += _games(seconds, seed, figures)
     return lines
 
 
-def _games(seconds: float, seed: int) -> list[str]:
+def _games(seconds: float, seed: int, figures=None) -> list[str]:
     model = load_or_teach()
     totals = Counter()
     by_light: dict[str, Counter] = defaultdict(Counter)
@@ -152,6 +159,8 @@ def _games(seconds: float, seed: int) -> list[str]:
         latencies += result.latencies
         games += 1
     elapsed = time.perf_counter() - start
+    if figures is not None:
+        figures.latencies("discovery-island", latencies)
     n = max(totals["table_moves"], 1)
     lines = [f"scripted games    : {games} games, {totals['table_moves']} table moves in {elapsed:.0f} s "
              f"(1280x720, 30 fps, lights {', '.join(l.name for l in GAME_LIGHTS)})",

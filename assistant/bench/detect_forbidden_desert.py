@@ -57,9 +57,10 @@ def detector() -> fd.FDDetector:
     return det
 
 
-def slot_errors(det: fd.FDDetector, which: str, seed: int, views: int) -> tuple[collections.Counter, collections.Counter,
-                                                                                 collections.Counter]:
-    """(errors per kind, readings per kind, confusions (kind, truth, read))."""
+def slot_errors(det: fd.FDDetector, which: str, seed: int, views: int, figures=None) -> tuple[
+        collections.Counter, collections.Counter, collections.Counter]:
+    """(errors per kind, readings per kind, confusions (kind, truth, read)); every reading is
+    also counted in ``figures`` (:class:`~.figures.Figures`) when given."""
     errors, total, confusion = collections.Counter(), collections.Counter(), collections.Counter()
     for frame, h, k, scene in synth.views(seed, views, which):
         truth = fd.truth_of(scene)
@@ -67,6 +68,8 @@ def slot_errors(det: fd.FDDetector, which: str, seed: int, views: int) -> tuple[
             if slot[0] == "pawns":
                 continue                      # absolute pawn readings are not used: see pawn_errors
             total[slot[0]] += 1
+            if figures is not None:
+                figures.reading("forbidden-desert", which, slot[0], truth[slot] or "-", reading.label or "-")
             if reading.label != truth[slot]:
                 errors[slot[0]] += 1
                 confusion[(slot[0], truth[slot], reading.label)] += 1
@@ -191,14 +194,15 @@ def _by_face(summary: dict) -> dict:
     return out
 
 
-def run_section(seconds: float, seed: int) -> list[str]:
-    """Run the Forbidden Desert detection benchmarks; returns printable lines."""
+def run_section(seconds: float, seed: int, figures=None) -> list[str]:
+    """Run the Forbidden Desert detection benchmarks; returns printable lines (``figures``, a
+    :class:`~.figures.Figures`, collects the readings and latencies when given)."""
     lines = []
     t0 = time.perf_counter()
     det = detector()
     lines.append(f"detector taught on own art (or loaded from {CACHE}) in {time.perf_counter() - t0:.0f} s")
     for which, s in (("normal", 101), ("stress", 202)):
-        errors, total, confusion = slot_errors(det, which, s, 24)
+        errors, total, confusion = slot_errors(det, which, s, 24, figures)
         per = ", ".join(f"{k} {errors[k]}/{total[k]} ({100 * errors[k] / max(total[k], 1):.2f} %)" for k in sorted(total))
         lines.append(f"  slots, {which}: {per}")
         if confusion:
@@ -222,6 +226,8 @@ def run_section(seconds: float, seed: int) -> list[str]:
                  f"that look the same on the table, e.g. a move or a jet pack), illegal claims {games['illegal']}, "
                  f"missed {games['missed']} (of which {games['unseen']} events change no slot, e.g. a third sand "
                  f"marker taken)")
+    if figures is not None:
+        figures.latencies("forbidden-desert", latencies)
     if latencies:
         lines.append(f"  latency, last hand frame -> commit: median {statistics.median(latencies):.2f} s, "
                      f"worst {max(latencies):.2f} s")

@@ -524,7 +524,7 @@ def moves_line(t: MoveTally) -> str:
             f"{'met' if t.met else 'MISSED'}]")
 
 
-def run_section(seconds: float, seed: int) -> list[str]:
+def run_section(seconds: float, seed: int, figures=None) -> list[str]:
     """Run the Scout Pennant detection and tracking benchmark; returns printable lines.
 
     Parameters
@@ -533,6 +533,8 @@ def run_section(seconds: float, seed: int) -> list[str]:
         Rough budget for the scripted games (s); the static accuracy part always runs whole.
     seed : int
         Offset added to :data:`SEED_BASE` for every seed used.
+    figures : Figures, optional
+        Collects the readings and latencies (:class:`~.figures.Figures`).
 
     Returns
     -------
@@ -554,6 +556,8 @@ def run_section(seconds: float, seed: int) -> list[str]:
                      + (f" ({', '.join(f'seed {s} {c}' for s, c in failed)}); their slots count as wrong (unread)"
                         if failed else ""))
         for kind, st in stats.items():
+            if figures is not None:
+                figures.confusion[("scout-pennant", name, kind)].update(st.confusion)
             ok = "met" if 100.0 * st.wrong / max(st.n, 1) <= target else "MISSED"
             lines.append(f"  {kind:<7} {st.n:>6} slots: error {_pct(st.wrong, st.n)} ({st.wrong}; silent, i.e. sure and "
                          f"wrong: {st.silent}), unsure {_pct(st.unsure, st.n)} ({st.unsure})  [{ok}]")
@@ -567,6 +571,8 @@ def run_section(seconds: float, seed: int) -> list[str]:
     results = scripted_games(range(SEED_BASE + 500 + seed, SEED_BASE + 10_000 + seed), max_moves=30,
                              deadline=t1 + seconds)
     lat = [r.latency_s for r in results if r.latency_s is not None]
+    if figures is not None:
+        figures.latencies("scout-pennant", lat)
     compute = [r.compute_s for r in results]
     lines.append(moves_line(tally(results)))
     if lat:

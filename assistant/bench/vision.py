@@ -113,13 +113,16 @@ def memory_run(frames: int = 10_000, size=(1280, 720)) -> tuple[float, float, fl
     return at_1000, _rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def run(seconds: float = 5.0, seed: int = 1) -> int:
-    """Print the vision benchmark; returns 0."""
+def run(seconds: float = 5.0, seed: int = 1, figures=None) -> int:
+    """Print the vision benchmark; returns 0. ``figures`` (:class:`~.figures.Figures`) collects
+    the idle path's frames per second when given."""
     cv2.setNumThreads(1)
     print("# assistant bench vision  (OpenCV on one thread, rendered frames)")
     for size, target in (((1280, 720), 60.0), ((1920, 1080), 30.0)):
         fps, dec, proc = idle_fps(size, seconds)
         verdict = "met" if fps >= target else "MISSED"
+        if figures is not None:
+            figures.fps[f"{size[0]}x{size[1]}"] = (fps, target)
         print(f"idle path {size[0]}x{size[1]}: {fps:.0f} fps (decode {dec:.1f} ms + registration/rectification/"
               f"gate {proc:.1f} ms per frame; target >= {target:.0f} fps: {verdict})")
     print("registration, mean corner error of the rectified grid at 100 px per cell "
