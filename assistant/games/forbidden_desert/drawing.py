@@ -58,7 +58,9 @@ def board_svg(view: Mapping[str, Any], highlight: set | frozenset = frozenset())
                 body.append(el("rect", x=x + 2, y=y + 2, width=CELL - 4, height=CELL - 4, fill=fill,
                                stroke="#000000" if (r, c) in highlight else "#7A5C3A",
                                stroke_width=6 if (r, c) in highlight else 1.5, rx=8))
-                body.append(text(x + 50, y + 16, (label or "?").replace("_back", "").replace("_", " "), 11))
+                shown = (label or "?").replace("_back", "").replace("_", " ")
+                # long faces ("clue propeller column") shrink to stay clear of the cell name
+                body.append(text(x + 44, y + 16, shown, round(min(11.0, 11.0 * 13 / max(len(shown), 1)), 1)))
                 n = sand.get((r, c), 0)
                 if n:
                     body.append(el("rect", x=x + 30, y=y + 30, width=40, height=40, rx=6,

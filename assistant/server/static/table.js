@@ -10,6 +10,7 @@ let last = null;
 
 function cellId(cell) {
   if (!Array.isArray(cell)) return String(cell);
+  if (cell.length === 1) return `${cell[0]} place`;       // a mat place that is no cell: ["card"]
   if (body.dataset.game === "forbidden-desert") return "ABCDE"[cell[1]] + (cell[0] + 1);
   return cell.join(",");
 }
