@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 
 import pytest
 
@@ -84,7 +85,10 @@ def test_the_forbidden_desert_script_rendered_from_the_real_photos_passes_the_sa
     if not photos.is_dir():
         pytest.skip(f"the component photos are not beside the checkout ({photos})")
     images = ComponentImages(photos, fallback=ProceduralArt())
-    model = fd.teach(**synth.teaching_set(1, images=images)).save(tmp_path / "model")
+    # taught once (about six minutes) and kept in the temporary folder, like the bench's own-art one
+    model = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-photos-detector-v6"
+    if not (model / "detector.json").exists():
+        fd.teach(**synth.teaching_set(1, images=images)).save(model)
     rec = load_recording(make_desert(tmp_path / "rec", images=images))
     _desert_recording_is_complete(rec)
     _check_desert(run_recording(rec, str(model)))
