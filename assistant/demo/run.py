@@ -27,7 +27,9 @@ import numpy as np
 
 from ..referee.session import Session, SessionError
 from ..server.app import create_app
+from ..leds.layout import LayoutError
 from ..server.live import LiveTable, make_loop
+from ..server.serve import start_leds, stop_leds
 from ..vision.sources import open_source
 from .recording import Recording, bundled, load_recording
 
@@ -51,6 +53,7 @@ class DemoResult:
     answered: int = 0
     storm_wrong: int = 0
     storm_caught: int = 0
+    led_frames: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -70,11 +73,13 @@ class DemoResult:
                 *([f"  storm cards carried out wrongly on the table: {self.storm_caught} of {self.storm_wrong} caught "
                    f"with a list of corrections"] if self.storm_wrong else []),
                 f"  {self.frames} frames in {self.seconds:.1f} s = {self.frames / max(self.seconds, 1e-9):.1f} fps; "
-                f"latency from the last frame with an arm over the board to the commit: {lat}"]
+                f"latency from the last frame with an arm over the board to the commit: {lat}",
+                *([f"  LED board: {self.led_frames} frames sent"] if self.led_frames is not None else [])]
 
 
-def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
-    """Play ``rec`` through the pipeline headless and compare with its truth.
+def run_recording(rec: Recording, model: str | None = None, leds: str | None = None) -> DemoResult:
+    """Play ``rec`` through the pipeline headless and compare with its truth; with ``leds`` (a
+    serial port or pyserial URL) the LED board follows the session as it would at a table.
 
     Raises
     ------
@@ -88,6 +93,7 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
         session = Session.start(rec.game, rec.truth.header["setup"], rec.truth.header.get("rulings"),
                                 Path(tmp) / "demo.jsonl")
         client = create_app(session).test_client()
+        board = start_leds(session, leds) if leds else None
         referee = {"Authorization": f"Bearer {session.tokens['referee']}"}
         queue = _tablet_queue(rec, truth)
 
@@ -129,9 +135,13 @@ def run_recording(rec: Recording, model: str | None = None) -> DemoResult:
         latencies = [(applied_at[m["events"][-1]] - m["arm_end"]) / rec.fps for m in rec.moves
                      if m["events"][-1] < len(applied_at) and applied_at[m["events"][-1]] >= m["arm_end"]]
         assert snapshot["events"] == len(committed)
+        if board:
+            board[0].wait_until(lambda b: b.frames_sent > 0, 5.0)      # the last update is on its way
+        led_frames = board[0].frames_sent if board else None
+        stop_leds(board)
     return DemoResult(rec.game, len(truth), len(committed), matching, first_wrong, len(rec.illegal),
                       min(flagged, len(rec.illegal)), questions, frames, seconds, latencies, answers,
-                      len(rec.storm_wrong), caught)
+                      len(rec.storm_wrong), caught, led_frames)
 
 
 def default_model(game: str) -> str | None:
@@ -182,7 +192,7 @@ def _frames(rec: Recording) -> int:
     return n
 
 
-def headless(game: str | None = None, model: str | None = None) -> int:
+def headless(game: str | None = None, model: str | None = None, leds: str | None = None) -> int:
     """Run every bundled recording (or ``game``'s); prints the reports; returns 0 when no
     committed event differs from the truth, 1 otherwise, 2 when there is nothing to run."""
     folders = bundled(game)
@@ -193,7 +203,7 @@ def headless(game: str | None = None, model: str | None = None) -> int:
     status = 0
     for folder in folders:
         rec = load_recording(folder)
-        result = run_recording(rec, model)
+        result = run_recording(rec, model, leds)
         for line in result.lines():
             print(line, flush=True)
         status |= 0 if result.ok else 1
@@ -203,9 +213,9 @@ def headless(game: str | None = None, model: str | None = None) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     try:
         if args.headless:
-            return headless(args.game, args.model)
+            return headless(args.game, args.model, args.leds)
         return serve_recording(args.game or "scout-pennant", args)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, LayoutError) as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return 2
 
@@ -245,6 +255,7 @@ def serve_recording(game: str, args: argparse.Namespace) -> int:
     intrinsics = np.asarray(rec.camera_matrix, float) if rec.camera_matrix is not None else None
     live = LiveTable(session, Paced(rec.video), lambda st: make_loop(rec.game, st, model, rec.fps, intrinsics),
                      rec.fps, before_frame=tablet).start()
+    board = start_leds(session, args.leds) if args.leds else None
     server = create_server(create_app(session, camera=live.jpeg), host="127.0.0.1", port=args.port,
                            threads=threads_for(session.seats))
     base = f"http://127.0.0.1:{server.effective_port}"
@@ -257,11 +268,12 @@ def serve_recording(game: str, args: argparse.Namespace) -> int:
         pass
     finally:
         live.stop()
+        stop_leds(board)
     return 0
 
 
 def add_demo_command(subparsers: Any) -> None:
-    """Register ``assistant demo [--game G] [--headless] [--model M] [--port P]``."""
+    """Register ``assistant demo [--game G] [--headless] [--model M] [--port P] [--leds URL]``."""
     p = subparsers.add_parser("demo", help="the bundled recordings through the whole pipeline",
                               description="Play the bundled recordings (examples/recordings/) as if from a camera: "
                                           "with --headless, print per game the events committed against the "
@@ -271,4 +283,6 @@ def add_demo_command(subparsers: Any) -> None:
     p.add_argument("--headless", action="store_true", help="no server: run every recording and print the figures")
     p.add_argument("--model", help="Forbidden Desert's taught detector folder")
     p.add_argument("--port", type=int, default=8750, help="port of the referee view (without --headless)")
+    p.add_argument("--leds", metavar="URL", help="drive the LED board too: a serial port, a pyserial URL "
+                                                  "(loop://, socket://...) or auto")
     p.set_defaults(func=_cmd_demo)

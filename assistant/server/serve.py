@@ -125,17 +125,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             return 2
     leds = None
     if args.leds:
-        from ..leds.driver import LedBoard
-        from ..leds.layout import LayoutError, load_layout
-        from .leds import LedView
+        from ..leds.layout import LayoutError
 
         try:
-            board = LedBoard(load_layout(args.led_layout or session.game.id),
-                             port=None if args.leds == "auto" else args.leds, backend=args.led_backend).start()
+            leds = start_leds(session, args.leds, args.led_layout, args.led_backend)
         except (LayoutError, ValueError) as exc:
             print(f"serve: {exc}", file=sys.stderr)
             return 2
-        leds = (board, LedView(session, board).start())
     from waitress import create_server
 
     from .app import create_app
@@ -158,10 +154,39 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     finally:
         if panel:
             panel.stop()
-        if leds:
-            leds[1].stop()
-            leds[0].stop()
+        stop_leds(leds)
     return 0
+
+
+def start_leds(session: Any, port: str, layout: str | None = None, backend: str = "adalight") -> tuple:
+    """Drive the LED board at ``port`` (a serial port, a pyserial URL, or ``auto``) from
+    ``session``: the board (:class:`~assistant.leds.driver.LedBoard`, reconnecting on its own)
+    and the view that lights it (:class:`~.leds.LedView`), both started.
+
+    ``layout`` is a cell -> LED layout file (default: the game's bundled one); ``backend`` the
+    board's protocol (``adalight`` or ``wled``).
+
+    Raises
+    ------
+    LayoutError
+        When the layout file is malformed.
+    ValueError
+        For an unknown backend or layout name.
+    """
+    from ..leds.driver import LedBoard
+    from ..leds.layout import load_layout
+    from .leds import LedView
+
+    board = LedBoard(load_layout(layout or session.game.id), port=None if port == "auto" else port,
+                     backend=backend).start()
+    return board, LedView(session, board).start()
+
+
+def stop_leds(leds: tuple | None) -> None:
+    """Stop what :func:`start_leds` started (None: nothing)."""
+    if leds:
+        leds[1].stop()
+        leds[0].stop()
 
 
 def add_serve_command(subparsers: Any) -> None:
