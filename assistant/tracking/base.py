@@ -112,6 +112,21 @@ class TableModel(ABC):
         """A cell's name for people ("B3")."""
         return str(cell)
 
+    def event_text(self, event: Event) -> str:
+        """An event for people: ``"player 1: move to C2"``, ``"storm: storm card wind e 1"``
+        (cells named by :meth:`describe`)."""
+        who = f"player {event.actor + 1}" if isinstance(event.actor, int) else str(event.actor)
+        words = []
+        for key, value in event.to_json().items():
+            if key in ("actor", "type") or value is None:
+                continue
+            if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+                value = self.describe(tuple(value))
+            elif isinstance(value, str):
+                value = value.replace("_", " ")
+            words.append(f"{key.replace('_', ' ')} {value}")
+        return f"{who}: {event.type.replace('_', ' ')}{' ' + ', '.join(words) if words else ''}"
+
 
 @dataclass(frozen=True)
 class Explanation:
@@ -329,4 +344,4 @@ class Tracker:
         self.state = best.state
         self.log.extend(best.events)
         return Verdict("commit", list(best.events), sorted(changed, key=str),
-                       f"{len(best.events)} event(s) at {names}.")
+                       "Seen: " + "; then ".join(self.model.event_text(e) for e in best.events) + ".")

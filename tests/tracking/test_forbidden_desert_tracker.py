@@ -67,6 +67,7 @@ def test_a_single_move_is_committed():
     verdict = tracker.explain(*look(s0, s1))
     assert verdict.kind == "commit" and verdict.events == [Event.make(0, "move", to=(0, 1))]
     assert summary(tracker.state) == summary(s1)
+    assert verdict.message == "Seen: player 1: move to B1."        # what the referee view shows
 
 
 def test_a_whole_turn_between_two_still_moments():
