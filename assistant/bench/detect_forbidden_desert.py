@@ -45,7 +45,7 @@ from ..vision.render.camera import look_at_mat
 from ..vision.render.desert_script import scene_of, script
 from ..vision.render.sequence import Sequence
 
-CACHE = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-detector-v7"
+CACHE = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-detector-v8"
 
 
 def detector() -> fd.FDDetector:

@@ -115,3 +115,18 @@ def test_detect_command_reads_a_still_image(detector, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "assistant", "detect", str(tmp_path / "none.png"), "--game",
                           "forbidden-desert", "--model", str(model)], capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "not a readable image" in bad.stderr
+
+
+def test_harsh_teaching_light_is_never_a_stress_condition():
+    """The ``harsh`` teaching light spans casts, dim rooms and defocus around the stress set, but
+    never draws one of the stress set's own conditions (those are for measuring only)."""
+    import random
+
+    stress = {repr(synth._conditions(random.Random(i), "stress")) for i in range(200)}
+    assert len(stress) >= 4                                  # glare, dim, blur, two casts
+    rng = random.Random(1)
+    harsh = [synth._conditions(rng, "harsh") for _ in range(300)]
+    assert not {repr(c) for c in harsh} & stress
+    kelvins = [light.camera_kelvin for light, _ in harsh]
+    assert min(kelvins) < 3000 and max(kelvins) > 8500      # it does reach strong casts both ways
+    assert any(settings.auto_exposure for _, settings in harsh)

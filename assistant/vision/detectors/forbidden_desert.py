@@ -386,7 +386,9 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
         :meth:`PawnPixels.teach` and :meth:`ChangeBlobs.teach`).
     part_views : iterator, optional
         More views like ``views`` whose cells teach only the part classifiers (e.g. tables
-        with more parts, under glare-style light: a part is small and a cell holds one rarely).
+        with more parts, under glare-style light: a part is small and a cell holds one rarely),
+        and whose card place teaches the storm card classifier too (one card per view: the 14
+        faces need many views).
 
     Returns
     -------
@@ -419,21 +421,24 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
     f_face = cell_features(np.stack(rows["face"]))
     face = _fit(f_face, labels["face"], "face")
     sand = _fit(cell_features(np.stack(rows["sand"])), labels["sand"], "sand")
-    card = _fit(cell_features(np.stack(rows["card"])), labels["card"], "card")
     f_tall = colour_features(np.stack(rows["tall"]))
     pawns = {c: _fit(f_tall, ["present" if c in t else "absent" for t in pawn_truth], f"pawn-{c}") for c in COLOURS}
     f_part = f_face
     if part_views is not None:
         extra = []
         for frame, homography, camera_matrix, scene in part_views:
-            crops = cut(frame, homography, camera_matrix, layout, with_card=False)
+            crops = cut(frame, homography, camera_matrix, layout)
             truth = truth_of(scene)
+            if crops.card is not None:
+                rows["card"].append(crops.card)
+                labels["card"].append(truth[("card",)])
             keys = list(crops.face)
             extra.append(cell_features(np.stack([crops.face[k] for k in keys])))
             part_truth.extend(set(filter(None, truth[("parts", *k)].split("+"))) for k in keys)
         if extra:
             f_part = np.concatenate([f_face, *extra]).astype(f_face.dtype)
     parts = {p: _fit(f_part, ["present" if p in t else "absent" for t in part_truth], f"part-{p}") for p in PARTS}
+    card = _fit(cell_features(np.stack(rows["card"])), labels["card"], "card")
     colour = None
     if moves is not None:
         moves = list(moves)

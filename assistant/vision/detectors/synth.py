@@ -57,8 +57,12 @@ def random_scene(rng: random.Random, images, layout=None, part_rate: float = 0.3
         face_up = rng.random() < 0.55
         pieces.append(tile_piece(layout, cell, tid, face_up, images, angle_deg=rng.uniform(-4, 4)))
         roll = rng.random()
-        # tall stacks too: late in a game a tile holds up to eight markers, their top one off centre
-        count = 0 if roll < 0.45 else (1 if roll < 0.72 else (rng.randint(2, 3) if roll < 0.92 else rng.randint(4, 8)))
+        count = 0 if roll < 0.45 else (1 if roll < 0.72 else rng.randint(2, 3))
+        # tall stacks too (late in a game a tile holds up to eight markers, the top one off centre),
+        # drawn apart from ``rng`` so that the rest of every table stays as it was
+        stack = random.Random(f"{storm}{cell}{tid}{face_up}")
+        if count >= 2 and stack.random() < 0.3:
+            count = stack.randint(4, 8)
         if count:
             pieces.extend(sand_pieces(layout, cell, count, ProceduralArt()))
     used = {}
