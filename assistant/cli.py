@@ -33,11 +33,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "report":
         from .bench.report import run as report
 
-        try:
-            return report(args.out, seconds=args.seconds, seed=args.seed)
-        except ImportError as exc:
-            print(f"bench report: {exc} (pip install 'tabletop-assistant[report]')", file=sys.stderr)
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            print("bench report: matplotlib is not installed (in a checkout: pip install -e '.[report]')",
+                  file=sys.stderr)
             return 2
+        return report(args.out, seconds=args.seconds, seed=args.seed)
     from .bench import run_bench
 
     return run_bench(args.what, seconds=args.seconds, seed=args.seed)

@@ -61,9 +61,10 @@ def run(out: str | Path = "bench-report", seconds: float | None = None, seed: in
     OSError
         When the report cannot be written.
     ImportError
-        When matplotlib is missing (``pip install 'tabletop-assistant[report]'``).
+        When matplotlib is missing (in a checkout: ``pip install -e '.[report]'``); checked
+        before the long run.
     """
-    importlib.import_module("matplotlib")          # fail before the long run, not after it
+    importlib.import_module("matplotlib")
     figures = Figures()
     texts: list[tuple[str, str]] = []
     for title, module in SECTIONS:

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..records import Record, read_record
 
 VIDEO, TRUTH, SCRIPT = "table.mp4", "truth.jsonl", "script.json"
@@ -71,9 +73,11 @@ def load_recording(folder: str | Path) -> Recording:
                         read_record(folder / TRUTH), tablet, list(script.get("illegal", [])),
                         list(script.get("moves", [])), list(script.get("conditions", [])),
                         list(script.get("storm_wrong", [])), script.get("camera_matrix"))
-        if rec.camera_matrix is not None and (len(rec.camera_matrix) != 3
-                                              or any(len(row) != 3 for row in rec.camera_matrix)):
-            raise ValueError("camera_matrix is not 3x3")
+        if rec.camera_matrix is not None:
+            matrix = np.asarray(rec.camera_matrix, float)
+            if matrix.shape != (3, 3) or not np.isfinite(matrix).all():
+                raise ValueError("camera_matrix is not a 3x3 matrix of finite numbers")
+            rec.camera_matrix = matrix.tolist()
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{folder / SCRIPT}: malformed ({exc})") from None
     if rec.truth.game.id != rec.game:

@@ -30,14 +30,15 @@ from ..server.app import create_app
 from ..leds.layout import LayoutError
 from ..server.live import LiveTable, make_loop
 from ..server.serve import start_leds, stop_leds
-from ..vision.sources import open_source
+from ..vision.sources import SourceError, open_source
 from .recording import Recording, bundled, load_recording
 
 
 @dataclass
 class DemoResult:
     """What one recording gave (see the module docstring); ``first_wrong`` is the 1-based index
-    of the first committed event that differs from the truth, or ``None``."""
+    of the first committed event that differs from the truth, or ``None``; ``led`` the LED
+    board's frames sent and last status when one was driven."""
 
     game: str
     truth: int
@@ -53,7 +54,7 @@ class DemoResult:
     answered: int = 0
     storm_wrong: int = 0
     storm_caught: int = 0
-    led_frames: int | None = None
+    led: tuple[int, str] | None = None
 
     @property
     def ok(self) -> bool:
@@ -74,7 +75,8 @@ class DemoResult:
                    f"with a list of corrections"] if self.storm_wrong else []),
                 f"  {self.frames} frames in {self.seconds:.1f} s = {self.frames / max(self.seconds, 1e-9):.1f} fps; "
                 f"latency from the last frame with an arm over the board to the commit: {lat}",
-                *([f"  LED board: {self.led_frames} frames sent"] if self.led_frames is not None else [])]
+                *([f"  LED board: {self.led[0]} frames sent"
+                   + ("" if self.led[0] else f" (it never answered: {self.led[1]})")] if self.led is not None else [])]
 
 
 def run_recording(rec: Recording, model: str | None = None, leds: str | None = None) -> DemoResult:
@@ -93,7 +95,6 @@ def run_recording(rec: Recording, model: str | None = None, leds: str | None = N
         session = Session.start(rec.game, rec.truth.header["setup"], rec.truth.header.get("rulings"),
                                 Path(tmp) / "demo.jsonl")
         client = create_app(session).test_client()
-        board = start_leds(session, leds) if leds else None
         referee = {"Authorization": f"Bearer {session.tokens['referee']}"}
         queue = _tablet_queue(rec, truth)
 
@@ -113,9 +114,16 @@ def run_recording(rec: Recording, model: str | None = None, leds: str | None = N
         intrinsics = np.asarray(rec.camera_matrix, float) if rec.camera_matrix is not None else None
         live = LiveTable(session, open_source(str(rec.video)),
                          lambda st: make_loop(rec.game, st, model, rec.fps, intrinsics), rec.fps, before_frame=tablet)
-        started = time.perf_counter()
-        live._run()                                   # in this thread: the whole video, as fast as it decodes
-        seconds = time.perf_counter() - started
+        board = start_leds(session, leds) if leds else None
+        try:
+            started = time.perf_counter()
+            live._run()                               # in this thread: the whole video, as fast as it decodes
+            seconds = time.perf_counter() - started
+            if board:                                 # a board that never answers has sent nothing
+                board[0].wait_until(lambda b: b.frames_sent > 0, 5.0)
+            led = (board[0].frames_sent, board[0].status) if board else None
+        finally:
+            stop_leds(board)                          # dark and closed, whatever happened
         frames = int(getattr(live.source, "frames_read", 0)) or _frames(rec)
         snapshot = client.get("/api/snapshot", headers=referee).get_json()
         committed = [a.obj for a in session.applied]
@@ -135,13 +143,9 @@ def run_recording(rec: Recording, model: str | None = None, leds: str | None = N
         latencies = [(applied_at[m["events"][-1]] - m["arm_end"]) / rec.fps for m in rec.moves
                      if m["events"][-1] < len(applied_at) and applied_at[m["events"][-1]] >= m["arm_end"]]
         assert snapshot["events"] == len(committed)
-        if board:
-            board[0].wait_until(lambda b: b.frames_sent > 0, 5.0)      # the last update is on its way
-        led_frames = board[0].frames_sent if board else None
-        stop_leds(board)
     return DemoResult(rec.game, len(truth), len(committed), matching, first_wrong, len(rec.illegal),
                       min(flagged, len(rec.illegal)), questions, frames, seconds, latencies, answers,
-                      len(rec.storm_wrong), caught, led_frames)
+                      len(rec.storm_wrong), caught, led)
 
 
 def default_model(game: str) -> str | None:
@@ -194,7 +198,8 @@ def _frames(rec: Recording) -> int:
 
 def headless(game: str | None = None, model: str | None = None, leds: str | None = None) -> int:
     """Run every bundled recording (or ``game``'s); prints the reports; returns 0 when no
-    committed event differs from the truth, 1 otherwise, 2 when there is nothing to run."""
+    committed event differs from the truth and every storm card carried out wrongly was caught
+    (:attr:`DemoResult.ok`), 1 otherwise, 2 when there is nothing to run."""
     folders = bundled(game)
     if not folders:
         print(f"demo: no bundled recording{' of ' + game if game else ''} found under examples/recordings/",
@@ -215,7 +220,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         if args.headless:
             return headless(args.game, args.model, args.leds)
         return serve_recording(args.game or "scout-pennant", args)
-    except (OSError, ValueError, LayoutError) as exc:
+    except (OSError, ValueError, LayoutError, SourceError) as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return 2
 
@@ -255,14 +260,15 @@ def serve_recording(game: str, args: argparse.Namespace) -> int:
     intrinsics = np.asarray(rec.camera_matrix, float) if rec.camera_matrix is not None else None
     live = LiveTable(session, Paced(rec.video), lambda st: make_loop(rec.game, st, model, rec.fps, intrinsics),
                      rec.fps, before_frame=tablet).start()
-    board = start_leds(session, args.leds) if args.leds else None
-    server = create_server(create_app(session, camera=live.jpeg), host="127.0.0.1", port=args.port,
-                           threads=threads_for(session.seats))
-    base = f"http://127.0.0.1:{server.effective_port}"
-    print(f"Demo: {session.game.title}, the bundled recording playing as the camera.\n"
-          f"  table view:   {base}/\n  referee view: {base}/?token={session.tokens['referee']}\nCtrl-C stops.",
-          flush=True)
+    board = None
     try:
+        board = start_leds(session, args.leds) if args.leds else None
+        server = create_server(create_app(session, camera=live.jpeg), host="127.0.0.1", port=args.port,
+                               threads=threads_for(session.seats))
+        base = f"http://127.0.0.1:{server.effective_port}"
+        print(f"Demo: {session.game.title}, the bundled recording playing as the camera.\n"
+              f"  table view:   {base}/\n  referee view: {base}/?token={session.tokens['referee']}\nCtrl-C stops.",
+              flush=True)
         server.run()
     except KeyboardInterrupt:
         pass

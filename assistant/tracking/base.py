@@ -112,19 +112,32 @@ class TableModel(ABC):
         """A cell's name for people ("B3")."""
         return str(cell)
 
+    #: event fields that name a seat (shown as "player N", counted from 1)
+    SEAT_FIELDS = ("target", "seat", "to_seat", "from_seat", "receiver", "giver")
+
     def event_text(self, event: Event) -> str:
-        """An event for people: ``"player 1: move to C2"``, ``"storm: storm card wind e 1"``
-        (cells named by :meth:`describe`)."""
+        """An event for people: ``"player 1: move to C2"``, ``"player 3: navigate target player
+        1, to B1"``, ``"storm: storm card wind e 1"`` (cells named by :meth:`describe`, seats
+        counted from 1, a field named like the event's last word left unnamed, nested objects
+        as ``key value`` pairs)."""
+        def shown(key: str, value: Any) -> str:
+            if key in self.SEAT_FIELDS and isinstance(value, int):
+                return f"player {value + 1}"
+            if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+                return self.describe(tuple(value))
+            if isinstance(value, Mapping):
+                return " ".join(f"{k.replace('_', ' ')} {shown(k, v)}" for k, v in value.items() if v is not None)
+            if isinstance(value, (list, tuple)):
+                return " ".join(shown(key, v) for v in value)
+            return str(value).replace("_", " ")
+
         who = f"player {event.actor + 1}" if isinstance(event.actor, int) else str(event.actor)
         words = []
         for key, value in event.to_json().items():
             if key in ("actor", "type") or value is None:
                 continue
-            if isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, int) for v in value):
-                value = self.describe(tuple(value))
-            elif isinstance(value, str):
-                value = value.replace("_", " ")
-            words.append(f"{key.replace('_', ' ')} {value}")
+            named = "" if event.type.endswith(key) else key.replace("_", " ") + " "
+            words.append(named + shown(key, value))
         return f"{who}: {event.type.replace('_', ' ')}{' ' + ', '.join(words) if words else ''}"
 
 

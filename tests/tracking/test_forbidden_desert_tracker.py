@@ -68,6 +68,8 @@ def test_a_single_move_is_committed():
     assert verdict.kind == "commit" and verdict.events == [Event.make(0, "move", to=(0, 1))]
     assert summary(tracker.state) == summary(s1)
     assert verdict.message == "Seen: player 1: move to B1."        # what the referee view shows
+    assert MODEL.event_text(Event.make(2, "navigate", target=0, to=(0, 1))) == "player 3: navigate target player 1, to B1"
+    assert MODEL.event_text(Event.make("storm", "storm_card", card="wind_e_1")) == "storm: storm card wind e 1"
 
 
 def test_a_whole_turn_between_two_still_moments():
@@ -305,3 +307,19 @@ def test_a_pawn_that_left_a_cell_the_gate_did_not_flag_is_found_by_reading_the_p
     left = {source: Reading("+".join(held[1:]), 0.9, 5.0, (arrival, "+".join(held[:-1])))}
     kept = leaving_only(left, pawns, gate)[source]
     assert kept.label == "+".join(held[1:]) and kept.alternatives == ("+".join(held[:-1]),)
+
+
+def test_a_pawn_pushed_by_a_player_who_is_not_the_navigator_is_named_illegal():
+    """A colour read leaving one cell and arriving at another names the move even though both
+    pawn readings keep alternatives (they always do): the archeologist pushing the explorer's
+    pawn is illegal (wrong_adventurer), not a question."""
+    s0 = start()
+    before = MODEL.expected(s0)
+    src, dst = ("pawns", 1, 1), ("pawns", 0, 1)
+    held = sorted(filter(None, before[src].split("+")))
+    assert "green" in held                                  # the explorer's pawn is green
+    observed = {src: Reading("+".join(c for c in held if c != "green"), 0.9, 5.0, (before[src],)),
+                dst: Reading("green", 0.9, 5.0, ("",))}
+    verdict = ForbiddenDesertTracker(GAME, s0).explain(observed, {(1, 1), (0, 1)})
+    assert verdict.kind == "illegal" and verdict.reason == "wrong_adventurer", verdict
+
