@@ -26,7 +26,6 @@ used pawn-move seeds 5-8, other-change seed 9, slot seeds 301 (normal) and 303, 
 from __future__ import annotations
 
 import collections
-import json
 import statistics
 import tempfile
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from ..games import get_game
-from ..games.forbidden_desert.simulate import random_game, table_game
+from ..games.forbidden_desert.simulate import random_game, table_game, table_key
 from ..tracking.forbidden_desert import ForbiddenDesertTracker
 from ..tracking.live import LiveDesert
 from ..vision.detectors import forbidden_desert as fd
@@ -119,10 +118,8 @@ def play_game(det: fd.FDDetector, seed: int, events: int = 40, size=(1280, 720),
     by_state = {id(s): i for i, s in enumerate(game.states)}
     truth_by_part = [truth[by_state[id(p.target)]] for p in parts]
     def same(a, b) -> bool:
-        """The same position; tiles compared by face (a dug gear is gear_1 or gear_5 by the
-        order the engine learnt faces in, not by anything on the table)."""
-        return json.dumps(_by_face(game_obj.summary(a)), sort_keys=True) == \
-            json.dumps(_by_face(game_obj.summary(b)), sort_keys=True)
+        """The same position as the table shows it (:func:`table_key`)."""
+        return table_key(a) == table_key(b)
 
     for f in seq:
         while part < len(parts) and f.index >= starts[part]:
@@ -184,14 +181,6 @@ def _same_table(tracker: ForbiddenDesertTracker, options: list) -> bool:
                 return False
         looks.append(tracker.model.expected(state))
     return all(look == looks[0] for look in looks)
-
-
-def _by_face(summary: dict) -> dict:
-    from ..games.forbidden_desert.components import KIND_OF_TILE, face_of
-
-    out = dict(summary)
-    out["tiles"] = [[face_of(t) if t in KIND_OF_TILE else t for t in row] for row in summary["tiles"]]
-    return out
 
 
 def run_section(seconds: float, seed: int, figures=None) -> list[str]:

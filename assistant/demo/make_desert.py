@@ -21,14 +21,13 @@ them (the unbundled run).
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..games import get_game
 from ..games.base import Event
-from ..games.forbidden_desert.simulate import random_game, table_game
+from ..games.forbidden_desert.simulate import random_game, table_game, table_key
 from ..records import write_record
 from ..tracking.forbidden_desert import ForbiddenDesertTable
 from ..vision.mats import mat_layout
@@ -46,14 +45,6 @@ HOLD = 9                                     #: still frames after each change (
 SETTINGS = CameraSettings(noise_sigma=0.5, shot_noise=0.008)
 MAX_EVENTS = 40
 GAME = get_game("forbidden-desert")
-
-
-def _summary(state: Any) -> str:
-    from ..games.forbidden_desert.components import KIND_OF_TILE, face_of
-
-    out = dict(GAME.summary(state))
-    out["tiles"] = [[face_of(t) if t in KIND_OF_TILE else t for t in row] for row in out["tiles"]]
-    return json.dumps(out, sort_keys=True, default=str)
 
 
 def committed_events(start: Any, states: list, entered: list[Event]) -> list[Event]:
@@ -75,9 +66,9 @@ def committed_events(start: Any, states: list, entered: list[Event]) -> list[Eve
             continue
         chosen = ev
         if ev.type in ("move", "remove_sand", "excavate", "pick_up_part", "navigate"):
-            want = _summary(after)
+            want = table_key(after)
             chosen = next((c for c in model.visible_events(state)
-                           if (nxt := GAME.apply(state, c)) and _summary(nxt) == want), None)
+                           if (nxt := GAME.apply(state, c)) and table_key(nxt) == want), None)
             if chosen is None:
                 raise RuntimeError(f"no committed form of {ev.to_json()}")
         nxt = GAME.apply(state, chosen)

@@ -110,10 +110,7 @@ def run_recording(rec: Recording, model: str | None = None, leds: str | None = N
                 client.post("/api/events", json=queue.pop(0)[2], headers=referee)
             answered[0] += _answer(session, client, referee, truth)
 
-        model = model or default_model(rec.game)
-        intrinsics = np.asarray(rec.camera_matrix, float) if rec.camera_matrix is not None else None
-        live = LiveTable(session, open_source(str(rec.video)),
-                         lambda st: make_loop(rec.game, st, model, rec.fps, intrinsics), rec.fps, before_frame=tablet)
+        live = LiveTable(session, open_source(str(rec.video)), loop_factory(rec, model), rec.fps, before_frame=tablet)
         board = start_leds(session, leds) if leds else None
         try:
             started = time.perf_counter()
@@ -146,6 +143,15 @@ def run_recording(rec: Recording, model: str | None = None, leds: str | None = N
     return DemoResult(rec.game, len(truth), len(committed), matching, first_wrong, len(rec.illegal),
                       min(flagged, len(rec.illegal)), questions, frames, seconds, latencies, answers,
                       len(rec.storm_wrong), caught, led)
+
+
+def loop_factory(rec: Recording, model: str | None = None):
+    """``state -> live loop`` for ``rec`` (see :func:`~assistant.server.live.make_loop`): its game,
+    frame rate and intrinsics, with ``model`` or else the game's shipped detector
+    (:func:`default_model`)."""
+    model = model or default_model(rec.game)
+    intrinsics = np.asarray(rec.camera_matrix, float) if rec.camera_matrix is not None else None
+    return lambda state: make_loop(rec.game, state, model, rec.fps, intrinsics)
 
 
 def default_model(game: str) -> str | None:
@@ -256,10 +262,7 @@ def serve_recording(game: str, args: argparse.Namespace) -> int:
             except SessionError as exc:               # a refused tablet entry is shown, not fatal
                 session.notify("info", f"tablet entry refused: {exc}")
 
-    model = args.model or default_model(rec.game)
-    intrinsics = np.asarray(rec.camera_matrix, float) if rec.camera_matrix is not None else None
-    live = LiveTable(session, Paced(rec.video), lambda st: make_loop(rec.game, st, model, rec.fps, intrinsics),
-                     rec.fps, before_frame=tablet).start()
+    live = LiveTable(session, Paced(rec.video), loop_factory(rec, args.model), rec.fps, before_frame=tablet).start()
     board = None
     try:
         board = start_leds(session, args.leds) if args.leds else None

@@ -37,6 +37,11 @@ VISIBLE_CARDS = ("dune_blaster", "jet_pack")
 COLOUR = {a.id: a.colour for a in ADVENTURERS.values()}
 
 
+def colours_of(label: str) -> set[str]:
+    """A pawns label (``"green+red"``, ``""`` for none) -> its set of colours."""
+    return set(filter(None, label.split("+")))
+
+
 def cell_name(cell: Cell) -> str:
     """``(1, 2)`` -> ``"C2"`` (column letter, row number); the card place is ``"the card place"``."""
     if cell == CARD_CELL:
@@ -120,22 +125,17 @@ class ForbiddenDesertTable(TableModel):
         ``excavate``."""
         out: list[Event] = []
         seat_of_colour = {COLOUR[a]: i for i, a in enumerate(state.cfg.players)}
-
-        def colours(label: str) -> set[str]:
-            return set(filter(None, label.split("+")))
-
         # a pawn read leaving one cell and arriving at another is clear evidence even though each
         # reading keeps alternatives (pawn readings always do: colours are easy to misread)
         left = {c for slot, r in observed.items() if slot[0] == "pawns" and r.sure
-                for c in colours(before.get(slot, "")) - colours(r.label)}
+                for c in colours_of(before.get(slot, "")) - colours_of(r.label)}
         for slot, reading in observed.items():
-            paired = slot[0] == "pawns" and bool((colours(reading.label) - colours(before.get(slot, ""))) & left)
+            paired = slot[0] == "pawns" and bool((colours_of(reading.label) - colours_of(before.get(slot, ""))) & left)
             if not reading.sure or (reading.alternatives and not paired):
                 continue                              # only clear evidence names an illegal move
             kind, cell = slot[0], self.cell_of(slot)
             if kind == "pawns":
-                was = set(filter(None, before.get(slot, "").split("+")))
-                now = set(filter(None, reading.label.split("+")))
+                was, now = colours_of(before.get(slot, "")), colours_of(reading.label)
                 for colour in sorted(now - was):
                     seat = seat_of_colour.get(colour)
                     if seat is None:

@@ -16,7 +16,7 @@ import numpy as np
 from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import Reading, Verdict
-from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker
+from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
 
 
 @dataclass
@@ -56,7 +56,7 @@ class LiveDesert:
         out = {}
         for slot, label in self.tracker.model.expected(self.tracker.state).items():
             if slot[0] == "pawns":
-                out[(slot[1], slot[2])] = set(filter(None, label.split("+")))
+                out[(slot[1], slot[2])] = colours_of(label)
         return out
 
     def process(self, image: np.ndarray, index: int, t: float) -> Step:
@@ -75,11 +75,12 @@ class LiveDesert:
             # a pawn that left a cell may change only the gate's view of the cell behind it (a
             # standing piece leans away from the camera in the rectified board): the pawns of
             # every cell that holds one are read too (unchanged ones read as before)
+            pawns = self._pawns()
             slots = self.tracker.model.slots(cells)
-            slots += [("pawns", *key) for key, held in sorted(self._pawns().items()) if held and key not in cells]
+            slots += [("pawns", *key) for key, held in sorted(pawns.items()) if held and key not in cells]
         readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference)
         if slots is not None:
-            readings = leaving_only(readings, self._pawns(), cells)
+            readings = leaving_only(readings, pawns, cells)
         verdict = self.tracker.explain(readings, cells)
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
             self.reference = (frame.copy(), out.track.homography, self._pawns())
@@ -118,7 +119,7 @@ def leaving_only(readings: dict, pawns: dict, cells: set) -> dict:
             continue
         held = pawns.get(key, set())
         def leaves(label: str) -> bool:
-            return set(filter(None, label.split("+"))) <= held
+            return colours_of(label) <= held
         if leaves(reading.label):
             out[slot] = Reading(reading.label, reading.confidence, reading.margin,
                                 tuple(a for a in reading.alternatives if leaves(a)))

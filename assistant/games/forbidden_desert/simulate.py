@@ -9,6 +9,7 @@ from what the digital game drew.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -174,4 +175,16 @@ def table_game(game: RandomGame) -> tuple[dict[str, Any], Any, list, list[Event]
         out.append(state)
         entered.append(ev)
     return phys, start, out, entered
+
+
+def table_key(state: State) -> str:
+    """The position as the table shows it, as one comparable string: the engine's summary with
+    each excavated tile named by its face (``gear``, not ``gear_5``: which of the identical
+    gears a dug tile is depends on the order the engine learnt faces in, nothing on the table)."""
+    from .components import KIND_OF_TILE, face_of
+    from .views import summary
+
+    out = dict(summary(state))
+    out["tiles"] = [[face_of(t) if t in KIND_OF_TILE else t for t in row] for row in out["tiles"]]
+    return json.dumps(out, sort_keys=True, default=str)
 

@@ -872,8 +872,8 @@ class ChangeBlobs:
         first = [np.zeros_like(q) for q in params]
         second = [np.zeros_like(q) for q in params]
         for t in range(1, steps + 1):
-            w1, _b1, w2, b2 = params
-            h = np.tanh(x @ w1 + params[1])
+            w1, b1, w2, b2 = params
+            h = np.tanh(x @ w1 + b1)
             s = h @ w2 + b2
             s -= s.max(axis=1, keepdims=True)
             p = np.exp(s)
