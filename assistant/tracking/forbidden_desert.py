@@ -257,7 +257,20 @@ class ForbiddenDesertTracker(Tracker):
         if self.awaiting is not None:
             fixes = corrections(self.model, self.awaiting, self.state, observed)
             if not fixes:
-                self.awaiting = None
+                before, self.awaiting = self.awaiting, None
+                want, had = self.model.expected(self.state), self.model.expected(before)
+                # cells the storm left alone (same tile, same sand): there a pawn read against the
+                # frame before the storm is to be trusted (on a slid tile it is not)
+                calm = {self.model.cell_of(s) for s in want if s[0] != "pawns"}
+                calm -= {self.model.cell_of(s) for s in want if s[0] != "pawns" and want[s] != had.get(s)}
+                moved = {s: r for s, r in observed.items() if s[0] == "pawns" and self.model.cell_of(s) in changed
+                         and self.model.cell_of(s) in calm and r.sure and r.label != want.get(s)}
+                if moved and self.state.phase == "actions":      # in the storm no pawn walks
+                    # the storm is done (its last slides changed nothing the camera reads, or
+                    # were read only now) and a pawn has moved since on a tile the storm left
+                    # alone: the next turn began, and this change is its first action
+                    own = {s: r for s, r in observed.items() if self.model.cell_of(s) in changed}
+                    return super().explain(own, changed)
                 return Verdict("nothing", [], sorted(changed, key=str), "The table matches the storm.")
             return Verdict("ask", [], sorted(changed, key=str), "The table does not match the storm yet.",
                            corrections=fixes)

@@ -141,3 +141,41 @@ def test_harsh_teaching_light_is_never_a_stress_condition():
     kelvins = [light.camera_kelvin for light, _ in harsh]
     assert min(kelvins) < 3000 and max(kelvins) > 8500      # it does reach strong casts both ways
     assert any(settings.auto_exposure for _, settings in harsh)
+
+
+def test_a_pawns_shadow_just_outside_its_silhouette_is_taught_as_the_pawn():
+    """ChangeBlobs learns from blob labels: a shadow beside a white pawn's silhouette is that pawn
+    (taught as "no pawn" it made the white pawn on a pale tile read as nothing); a blob well
+    away is no pawn, and a pawn that left is told by its silhouette before."""
+    import numpy as np
+
+    silhouette = np.zeros((64, 64), bool)
+    silhouette[20:36, 24:34] = True
+    shadow = np.zeros((64, 64), bool)
+    shadow[24:38, 34 + 1:34 + fd.PAWN_REACH_PX] = True       # a strip within reach, not on the pawn
+    far = np.zeros((64, 64), bool)
+    far[50:60, 50:60] = True
+    k = len(fd.COLOURS)
+    came = {"before": {}, "after": {"white": silhouette}}
+    assert fd.blob_class(shadow, "white", None, came) == fd.COLOURS.index("white")
+    assert fd.blob_class(far, "white", None, came) == 2 * k
+    went = {"before": {"red": silhouette}, "after": {}}
+    assert fd.blob_class(shadow, None, "red", went) == k + fd.COLOURS.index("red")
+    assert fd.blob_class(shadow, "white", None, {"before": {}, "after": {}}) == 2 * k
+
+
+def test_the_change_classifier_averages_its_members_and_loads_one_member_weights():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(120, fd.BLOB_FEATURES))
+    y = rng.integers(0, fd.ChangeBlobs.N_CLASSES, 120)
+    both = fd.ChangeBlobs.fit(x, y, steps=40, members=2)
+    assert both.w1.shape == (2, fd.BLOB_FEATURES, 48)
+    alone = [fd.ChangeBlobs(both.w1[i], both.b1[i], both.w2[i], both.b2[i], both.mean, both.scale) for i in range(2)]
+    assert alone[0].w1.shape == (1, fd.BLOB_FEATURES, 48)          # 2-d weights: one member
+    each = [m.predict(x) for m in alone]
+    assert not np.allclose(each[0], each[1])                       # the members differ ...
+    np.testing.assert_allclose(both.predict(x), (each[0] + each[1]) / 2, atol=1e-6)   # ... and are averaged
+    with pytest.raises(ValueError, match="do not fit"):
+        fd.ChangeBlobs(both.w1[:, :5], both.b1, both.w2, both.b2, both.mean, both.scale)

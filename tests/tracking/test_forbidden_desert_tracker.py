@@ -323,3 +323,40 @@ def test_a_pawn_pushed_by_a_player_who_is_not_the_navigator_is_named_illegal():
     verdict = ForbiddenDesertTracker(GAME, s0).explain(observed, {(1, 1), (0, 1)})
     assert verdict.kind == "illegal" and verdict.reason == "wrong_adventurer", verdict
 
+
+
+def storm_drawn(cards):
+    """A tracker that saw player 1 end the turn and the storm cards ``cards`` laid one by one
+    (each read surely, the table not yet slid), until the next player's turn; and its state."""
+    tracker = ForbiddenDesertTracker(GAME, start())
+    for card in cards:
+        if tracker.state.phase == "actions" and tracker.log:
+            break
+        observed = table(tracker.state)
+        observed[("card",)] = Reading(card)
+        assert tracker.explain(observed, [CARD_CELL]).kind == "commit"
+    return tracker, tracker.state
+
+
+def test_a_move_made_before_the_storm_was_seen_done_is_the_next_turn_not_the_storm():
+    """The last slides of a storm changed nothing the camera reads (or were read only with the
+    next change), so the next player's first move arrives while the tracker still checks the
+    storm: the table matches the storm, and the pawn that moved on a tile the storm left alone
+    is that turn's move (it was taken for the storm's and lost)."""
+    tracker, after = storm_drawn(("wind_n_2", "wind_e_1", "wind_s_1"))
+    assert after.phase == "actions" and tracker.awaiting is not None
+    s1 = play(after, Event.make(after.active, "move", to=(0, 1)))
+    verdict = tracker.explain(table(s1), [(1, 1), (0, 1)])
+    assert verdict.kind == "commit" and verdict.events == [Event.make(after.active, "move", to=(0, 1))]
+    assert tracker.awaiting is None and summary(tracker.state) == summary(s1)
+
+
+def test_a_pawn_misread_on_a_tile_the_storm_slid_is_not_taken_for_a_move():
+    tracker, after = storm_drawn(("wind_n_2", "wind_e_1", "wind_s_1"))
+    had, want = MODEL.expected(tracker.awaiting), MODEL.expected(after)
+    slid = sorted((s[1], s[2]) for s in want if s[0] == "face" and want[s] != had[s] and want[s] != "storm")
+    assert slid and want[("pawns", *slid[0])] == ""
+    seen = table(after)
+    seen[("pawns", *slid[0])] = Reading("red")           # a tile the last card slid, misread as holding a pawn
+    verdict = tracker.explain(seen, [slid[0]])
+    assert verdict.kind == "nothing" and tracker.awaiting is None and summary(tracker.state) == summary(after)

@@ -795,26 +795,35 @@ def blob_features(model: PawnPixels, before: np.ndarray, after: np.ndarray, blob
 
 
 BLOB_FEATURES = 2 * (len(COLOURS) + 1) + 3 + 12 + 9
+#: how far outside a pawn's silhouette (crop px) a changed blob still belongs to the pawn when
+#: :class:`ChangeBlobs` is taught: its shadow and blurred rim (chosen on tuning seeds 5-8 and
+#: the seen draws 411, 412, 512 among 3, 4, 5 and 8 px; 0 px taught shadow blobs as "no pawn")
+PAWN_REACH_PX = 4
 
 
 class ChangeBlobs:
     """What one changed blob of a cell is: a pawn of some colour that came, one that went, or no
     pawn (sand, a part, a turned tile, a shadow).
 
-    A perceptron with one hidden layer of ``tanh`` units and a softmax over ``2 * 6 + 1``
-    classes (came per colour in ``COLOURS`` order, went per colour, none), on the standardised
-    :func:`blob_features`. It is fitted by full-batch Adam (Kingma and Ba, ICLR 2015) on the
-    class-balanced cross-entropy plus an L2 penalty on the weights. It learns how far to trust
+    A few perceptrons (``M`` members, the same rows, different starting weights) with one
+    hidden layer of ``tanh`` units and a softmax over ``2 * 6 + 1`` classes (came per colour in
+    ``COLOURS`` order, went per colour, none), on the standardised :func:`blob_features`; their
+    probabilities are averaged (one member's errors on the tuning draws came and went with its
+    starting weights, between 2 and 6 in 760 stress cells; the average of five kept to the
+    best). Each is fitted by full-batch Adam (Kingma and Ba, ICLR 2015) on the class-balanced
+    cross-entropy plus an L2 penalty on the weights. It learns how far to trust
     each cue (colour after and before, relative to the crop's own light, the outline's side and
     shape) and how they combine: a white pawn under a warm cast is bluer than the tile around
     it but far brighter than a blue pawn, which one straight boundary per class cannot weigh.
 
     Attributes
     ----------
-    w1 : (BLOB_FEATURES, H) float32
-    b1 : (H,) float32
-    w2 : (H, 13) float32
-    b2 : (13,) float32
+    w1 : (M, BLOB_FEATURES, H) float32
+    b1 : (M, H) float32
+    w2 : (M, H, 13) float32
+    b2 : (M, 13) float32
+        One member's weights per row of the first axis (a file with one member's 2-d weights
+        loads as ``M = 1``).
     mean, scale : (BLOB_FEATURES,) float32
         Standardisation of the features.
     """
@@ -825,20 +834,23 @@ class ChangeBlobs:
     def __init__(self, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray, mean: np.ndarray,
                  scale: np.ndarray):
         self.w1, self.b1, self.w2, self.b2 = (np.asarray(x, np.float32) for x in (w1, b1, w2, b2))
+        if self.w1.ndim == 2:                       # one member, as written before ensembles
+            self.w1, self.b1, self.w2, self.b2 = (x[None] for x in (self.w1, self.b1, self.w2, self.b2))
         self.mean, self.scale = np.asarray(mean, np.float32), np.asarray(scale, np.float32)
-        hidden = self.w1.shape[1] if self.w1.ndim == 2 else -1
-        if (self.w1.shape != (BLOB_FEATURES, hidden) or self.b1.shape != (hidden,)
-                or self.w2.shape != (hidden, self.N_CLASSES) or self.b2.shape != (self.N_CLASSES,)
+        m, hidden = self.w1.shape[::2] if self.w1.ndim == 3 else (-1, -1)
+        if (self.w1.shape != (m, BLOB_FEATURES, hidden) or self.b1.shape != (m, hidden)
+                or self.w2.shape != (m, hidden, self.N_CLASSES) or self.b2.shape != (m, self.N_CLASSES)
                 or self.mean.shape != (BLOB_FEATURES,) or self.scale.shape != (BLOB_FEATURES,)):
             raise ValueError("the pawn change classifier's weights do not fit this version's features")
 
     def predict(self, feats: np.ndarray) -> np.ndarray:
-        """Class probabilities for feature rows ``(n, BLOB_FEATURES)``: ``(n, 13) float32``."""
+        """Class probabilities for feature rows ``(n, BLOB_FEATURES)``, the members' mean:
+        ``(n, 13) float32``."""
         z = (np.asarray(feats, np.float32) - self.mean) / self.scale
-        s = np.tanh(z @ self.w1 + self.b1) @ self.w2 + self.b2
-        s -= s.max(axis=1, keepdims=True)
+        s = np.tanh(z @ self.w1 + self.b1[:, None]) @ self.w2 + self.b2[:, None]    # (M, n, 13)
+        s -= s.max(axis=2, keepdims=True)
         p = np.exp(s)
-        return p / p.sum(axis=1, keepdims=True)
+        return (p / p.sum(axis=2, keepdims=True)).mean(axis=0)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The weights by name (``FIELDS``), for saving with ``np.savez``."""
@@ -846,10 +858,10 @@ class ChangeBlobs:
 
     @classmethod
     def fit(cls, feats: np.ndarray, classes: np.ndarray, hidden: int = 48, l2: float = 1e-3, steps: int = 2000,
-            rate: float = 0.01, seed: int = 0) -> "ChangeBlobs":
-        """Fit on feature rows ``(n, BLOB_FEATURES)`` and class indices ``(n,) int`` (0..12);
-        ``hidden`` units, ``steps`` Adam steps of size ``rate`` from weights drawn with ``seed``
-        (the same rows give the same model).
+            rate: float = 0.01, seed: int = 0, members: int = 5) -> "ChangeBlobs":
+        """Fit on feature rows ``(n, BLOB_FEATURES)`` and class indices ``(n,) int`` (0..12):
+        ``members`` perceptrons of ``hidden`` units, each ``steps`` Adam steps of size ``rate``
+        from weights drawn with ``seed``, ``seed + 1``, ... (the same rows give the same model).
 
         Raises
         ------
@@ -866,6 +878,15 @@ class ChangeBlobs:
         y = np.eye(n_cls)[classes]
         counts = np.bincount(classes, minlength=n_cls)
         w_row = (len(classes) / (n_cls * np.maximum(counts, 1)))[classes][:, None] / len(x)
+        fitted = [cls._fit_member(x, y, w_row, hidden, l2, steps, rate, seed + i) for i in range(members)]
+        return cls(*(np.stack(q) for q in zip(*fitted)), mean, scale)
+
+    @staticmethod
+    def _fit_member(x: np.ndarray, y: np.ndarray, w_row: np.ndarray, hidden: int, l2: float, steps: int,
+                    rate: float, seed: int) -> list[np.ndarray]:
+        """One member's ``[w1, b1, w2, b2]`` by full-batch Adam on standardised rows ``x`` ``(n, F)``,
+        one-hot classes ``y`` ``(n, 13)`` and row weights ``w_row`` ``(n, 1)``."""
+        n_cls = y.shape[1]
         rng = np.random.default_rng(seed)
         params = [rng.normal(0.0, x.shape[1] ** -0.5, (x.shape[1], hidden)), np.zeros(hidden),
                   rng.normal(0.0, hidden ** -0.5, (hidden, n_cls)), np.zeros(n_cls)]
@@ -885,31 +906,44 @@ class ChangeBlobs:
                 first[q] = 0.9 * first[q] + 0.1 * grad
                 second[q] = 0.999 * second[q] + 0.001 * grad * grad
                 params[q] -= rate * (first[q] / (1 - 0.9 ** t)) / (np.sqrt(second[q] / (1 - 0.999 ** t)) + 1e-8)
-        return cls(*params, mean, scale)
+        return params
 
     @classmethod
     def teach(cls, model: PawnPixels, samples: Iterable[tuple], layout: MatLayout) -> "ChangeBlobs":
         """Fit on rendered changes of one cell (:func:`~.synth.pawn_moves`,
         :func:`~.synth.other_changes` tuples: before crop, after crop, colour that came, colour
-        that went, cell, ..., silhouettes, homography, camera matrix). A blob is the pawn that
-        came (went) when at least 30 % of it lies in that pawn's silhouette after (before) the
-        change; any other blob is no pawn."""
+        that went, cell, ..., silhouettes, homography, camera matrix); each blob is taught as
+        :func:`blob_class` says."""
         feats, classes = [], []
-        k = len(COLOURS)
         for before, after, came, went, key, _s0, _s1, sil, homography, camera_matrix in samples:
             cell = layout.cell(key)
             shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
             area = float(shape.sum())
             b, a, fill, changed, blobs = change_blobs(before, after, area)
             for sel in blobs:
-                cls_i = 2 * k
-                if came and came in sil["after"] and (sil["after"][came] & sel).sum() > 0.3 * sel.sum():
-                    cls_i = COLOURS.index(came)
-                elif went and went in sil["before"] and (sil["before"][went] & sel).sum() > 0.3 * sel.sum():
-                    cls_i = k + COLOURS.index(went)
                 feats.append(blob_features(model, b, a, sel, changed, fill, shape, area, (before, after)))
-                classes.append(cls_i)
+                classes.append(blob_class(sel, came, went, sil))
         return cls.fit(np.array(feats), np.array(classes))
+
+
+def blob_class(blob: np.ndarray, came: str | None, went: str | None,
+               silhouettes: Mapping[str, Mapping[str, np.ndarray]]) -> int:
+    """The :class:`ChangeBlobs` class a changed ``blob`` ``(64, 64) bool`` is taught as.
+
+    ``silhouettes`` is ``{"before": {colour: mask}, "after": {colour: mask}}`` (the pawns'
+    :func:`~.synth.silhouettes` on the cell, ``(64, 64) bool``). The blob is the pawn that
+    ``came`` (index ``COLOURS.index(came)``) when at least 30 % of it lies within
+    ``PAWN_REACH_PX`` of that pawn's silhouette after the change, else the pawn that ``went``
+    (``len(COLOURS) + COLOURS.index(went)``) by its silhouette before, else no pawn
+    (``2 * len(COLOURS)``): its shadow and blurred rim fall just outside the silhouette, and a
+    white pawn on a pale tile often shows as little else."""
+    reach = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * PAWN_REACH_PX + 1,) * 2)
+    k = len(COLOURS)
+    for colour, side, offset in ((came, "after", 0), (went, "before", k)):
+        mask = silhouettes.get(side, {}).get(colour) if colour else None
+        if mask is not None and (cv2.dilate(mask.astype(np.uint8), reach).astype(bool) & blob).sum() > 0.3 * blob.sum():
+            return offset + COLOURS.index(colour)
+    return 2 * k
 
 
 def shape_fit(blob: np.ndarray, shape: np.ndarray) -> float:
