@@ -16,8 +16,6 @@ import numpy as np
 import pytest
 
 from assistant.games.base import Event
-from assistant.games.discovery_island import GAME
-from assistant.games.discovery_island.geometry import to_axial
 from assistant.records import parse_record
 from assistant.tracking.base import Reading
 from assistant.tracking.discovery_island import (CENTRE, DiscoveryIslandTable, DiscoveryIslandTracker, TableState,
