@@ -242,6 +242,9 @@ class ForbiddenDesertTracker(Tracker):
     def __init__(self, game, state, max_depth: int = 6, beam: int = 24, cards_from_camera: bool = False):
         super().__init__(game, ForbiddenDesertTable(cards_from_camera), state, max_depth, beam)
         self.awaiting: State | None = None      # the state the table showed before the card
+        #: the state before the first storm card since the table last matched (what the live
+        #: loop's reference frame shows while ``awaiting`` is set)
+        self.storm_start: State | None = None
 
     def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
         """As :meth:`Tracker.explain`, plus storm cards and the corrections that follow them."""
@@ -257,12 +260,14 @@ class ForbiddenDesertTracker(Tracker):
         if self.awaiting is not None:
             fixes = corrections(self.model, self.awaiting, self.state, observed)
             if not fixes:
-                before, self.awaiting = self.awaiting, None
-                want, had = self.model.expected(self.state), self.model.expected(before)
-                # cells the storm left alone (same tile, same sand): there a pawn read against the
-                # frame before the storm is to be trusted (on a slid tile it is not)
-                calm = {self.model.cell_of(s) for s in want if s[0] != "pawns"}
-                calm -= {self.model.cell_of(s) for s in want if s[0] != "pawns" and want[s] != had.get(s)}
+                self.awaiting = None
+                want = self.model.expected(self.state)
+                # cells that hold the same tile (slot) as before the storm's first card, the frame
+                # pawns are read against: there a pawn reading is to be trusted (on a tile the
+                # storm slid in it is not, even when the tile looks the same)
+                start = self.storm_start or self.state
+                calm = {c for c in ALL_CELLS if self.state.slot_at(c) is not None
+                        and self.state.slot_at(c) == start.slot_at(c)}
                 moved = {s: r for s, r in observed.items() if s[0] == "pawns" and self.model.cell_of(s) in changed
                          and self.model.cell_of(s) in calm and r.sure and r.label != want.get(s)}
                 if moved and self.state.phase == "actions":      # in the storm no pawn walks
@@ -270,7 +275,7 @@ class ForbiddenDesertTracker(Tracker):
                     # were read only now) and a pawn has moved since on a tile the storm left
                     # alone: the next turn began, and this change is its first action
                     own = {s: r for s, r in observed.items() if self.model.cell_of(s) in changed}
-                    return super().explain(own, changed)
+                    return self.explain(own, changed)
                 return Verdict("nothing", [], sorted(changed, key=str), "The table matches the storm.")
             return Verdict("ask", [], sorted(changed, key=str), "The table does not match the storm yet.",
                            corrections=fixes)
@@ -303,6 +308,8 @@ class ForbiddenDesertTracker(Tracker):
 
     def _storm_card(self, card: str, observed: Observation) -> Verdict:
         state, events = self.state, []
+        if self.awaiting is None:
+            self.storm_start = state
         if state.phase == "actions":
             events.append(Event.make(state.active, "end_turn"))
         events.append(Event.make("storm", "storm_card", card=card))

@@ -10,6 +10,7 @@ import pytest
 from assistant.games import get_game
 from assistant.games.base import Event
 from assistant.games.forbidden_desert import legal
+from assistant.games.forbidden_desert.components import ALL_CELLS
 from assistant.tracking.base import Reading, diff_cells
 from assistant.tracking.forbidden_desert import CARD_CELL, ForbiddenDesertTable, ForbiddenDesertTracker
 
@@ -352,11 +353,31 @@ def test_a_move_made_before_the_storm_was_seen_done_is_the_next_turn_not_the_sto
 
 
 def test_a_pawn_misread_on_a_tile_the_storm_slid_is_not_taken_for_a_move():
+    """Pawns are read against the frame before the storm's first card: on a cell that holds
+    another tile since, even one that looks the same (a dune back slid onto a dune back), a
+    pawn reading says nothing about moves."""
     tracker, after = storm_drawn(("wind_n_2", "wind_e_1", "wind_s_1"))
-    had, want = MODEL.expected(tracker.awaiting), MODEL.expected(after)
-    slid = sorted((s[1], s[2]) for s in want if s[0] == "face" and want[s] != had[s] and want[s] != "storm")
-    assert slid and want[("pawns", *slid[0])] == ""
-    seen = table(after)
-    seen[("pawns", *slid[0])] = Reading("red")           # a tile the last card slid, misread as holding a pawn
-    verdict = tracker.explain(seen, [slid[0]])
-    assert verdict.kind == "nothing" and tracker.awaiting is None and summary(tracker.state) == summary(after)
+    start_, want = MODEL.expected(tracker.storm_start), MODEL.expected(after)
+    slid = [c for c in ALL_CELLS if after.slot_at(c) is not None and after.slot_at(c) != tracker.storm_start.slot_at(c)]
+    looks_same = [c for c in slid if all(start_[(k, *c)] == want[(k, *c)] for k in ("face", "sand", "parts"))]
+    assert looks_same and all(want[("pawns", *c)] == "" for c in slid)
+    for cell in (slid[0], looks_same[0]):
+        t, _ = storm_drawn(("wind_n_2", "wind_e_1", "wind_s_1"))
+        seen = table(after)
+        seen[("pawns", *cell)] = Reading("red")
+        verdict = t.explain(seen, [cell])
+        assert verdict.kind == "nothing" and t.awaiting is None and summary(t.state) == summary(after), cell
+
+
+def test_no_pawn_walks_during_the_storm():
+    """Between two storm cards a pawn reading that differs, even on a tile the storm left alone,
+    is a misreading: the storm goes on (the table matches it), nothing is asked."""
+    tracker = ForbiddenDesertTracker(GAME, start())
+    observed = table(tracker.state)
+    observed[("card",)] = Reading("wind_n_2")
+    tracker.explain(observed, [CARD_CELL])
+    assert tracker.state.phase == "storm"
+    seen = table(tracker.state)
+    seen[("pawns", 0, 0)] = Reading("red")
+    verdict = tracker.explain(seen, [(0, 0)])
+    assert verdict.kind == "nothing" and tracker.state.phase == "storm"

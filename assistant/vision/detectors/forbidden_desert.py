@@ -13,7 +13,7 @@ same crops from a real (undistorted) frame and classifies them:
   cell, the pixels that changed in a perspective-aware crop that holds standing pieces
   (:func:`pawn_crop`) are classified by a per-pixel colour model taught on rendered pawns
   (:class:`PawnPixels`), and each changed blob is judged a pawn of some colour that came, one
-  that went, or no pawn by a small taught network (:class:`ChangeBlobs`,
+  that went, or no pawn by five small taught networks averaged (:class:`ChangeBlobs`,
   :func:`colour_shifts`) from those colours, the blob's colour against the cell's own light,
   and two colour-blind cues: which crop's blob rim breaks the tile around it
   (:func:`piece_side`: the piece is on that side) and how well the blob fits a standing pawn's
@@ -838,7 +838,7 @@ class ChangeBlobs:
             self.w1, self.b1, self.w2, self.b2 = (x[None] for x in (self.w1, self.b1, self.w2, self.b2))
         self.mean, self.scale = np.asarray(mean, np.float32), np.asarray(scale, np.float32)
         m, hidden = self.w1.shape[::2] if self.w1.ndim == 3 else (-1, -1)
-        if (self.w1.shape != (m, BLOB_FEATURES, hidden) or self.b1.shape != (m, hidden)
+        if (m < 1 or self.w1.shape != (m, BLOB_FEATURES, hidden) or self.b1.shape != (m, hidden)
                 or self.w2.shape != (m, hidden, self.N_CLASSES) or self.b2.shape != (m, self.N_CLASSES)
                 or self.mean.shape != (BLOB_FEATURES,) or self.scale.shape != (BLOB_FEATURES,)):
             raise ValueError("the pawn change classifier's weights do not fit this version's features")
@@ -866,12 +866,14 @@ class ChangeBlobs:
         Raises
         ------
         ValueError
-            When there are no rows.
+            When there are no rows, or ``members`` is below 1.
         """
         feats = np.asarray(feats, np.float64)
         classes = np.asarray(classes, int)
         if len(feats) == 0:
             raise ValueError("no changed blobs to teach the pawn change classifier")
+        if members < 1:
+            raise ValueError(f"the pawn change classifier needs at least one member, not {members}")
         n_cls = cls.N_CLASSES
         mean, scale = feats.mean(axis=0), feats.std(axis=0) + 1e-6
         x = (feats - mean) / scale
@@ -932,7 +934,7 @@ def blob_class(blob: np.ndarray, came: str | None, went: str | None,
 
     ``silhouettes`` is ``{"before": {colour: mask}, "after": {colour: mask}}`` (the pawns'
     :func:`~.synth.silhouettes` on the cell, ``(64, 64) bool``). The blob is the pawn that
-    ``came`` (index ``COLOURS.index(came)``) when at least 30 % of it lies within
+    ``came`` (index ``COLOURS.index(came)``) when more than 30 % of it lies within
     ``PAWN_REACH_PX`` of that pawn's silhouette after the change, else the pawn that ``went``
     (``len(COLOURS) + COLOURS.index(went)``) by its silhouette before, else no pawn
     (``2 * len(COLOURS)``): its shadow and blurred rim fall just outside the silhouette, and a
