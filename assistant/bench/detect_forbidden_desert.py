@@ -135,20 +135,15 @@ def play_game(det: fd.FDDetector, seed: int, events: int = 40, size=(1280, 720),
                 tracker.state, tracker.awaiting = expected_after, None
                 live.pending, live.reference = set(), None
             for ev in parts[part].tablet_before:
-                if ev.type == "reshuffle":
-                    continue                          # the physical deck is not reshuffled (see table_game)
-                entered = tracker.apply_tablet(as_played[id(ev)])
-                if entered.kind != "commit":          # a bench fault, not the tracker's: say so loudly
-                    raise RuntimeError(f"tablet event refused: {ev} ({entered.message})")
+                if ev.type != "reshuffle":            # the physical deck is not reshuffled (see table_game)
+                    _enter(tracker, as_played[id(ev)])
             expected_after = truth_by_part[part]
             if parts[part].shown and tracker.model.expected(tracker.state) == tracker.model.expected(expected_after):
                 # nothing the camera reads changes (a third sand marker taken: dark stays dark; a
                 # storm card with the face showing that moves nothing): the players enter it on
                 # the tablet, as the README asks
                 for ev in parts[part].shown:
-                    entered = tracker.apply_tablet(as_played[id(ev)])
-                    if entered.kind != "commit":
-                        raise RuntimeError(f"tablet event refused: {ev} ({entered.message})")
+                    _enter(tracker, as_played[id(ev)])
                 out["unseen"] += len(parts[part].shown)
             else:
                 out["visible"] += len(parts[part].shown)
@@ -181,6 +176,14 @@ def play_game(det: fd.FDDetector, seed: int, events: int = 40, size=(1280, 720),
                 live.pending, live.reference = set(), None
     out["latencies"] = latencies
     return out
+
+
+def _enter(tracker: ForbiddenDesertTracker, event) -> None:
+    """Enter ``event`` on the tablet as the players would; raises RuntimeError when the tracker
+    refuses it (a fault of the bench's script, not of the tracker: said loudly)."""
+    entered = tracker.apply_tablet(event)
+    if entered.kind != "commit":
+        raise RuntimeError(f"tablet event refused: {event} ({entered.message})")
 
 
 def _same_table(tracker: ForbiddenDesertTracker, options: list) -> bool:

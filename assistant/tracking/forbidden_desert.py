@@ -261,19 +261,10 @@ class ForbiddenDesertTracker(Tracker):
             fixes = corrections(self.model, self.awaiting, self.state, observed)
             if not fixes:
                 self.awaiting = None
-                want = self.model.expected(self.state)
-                # cells that hold the same tile (slot) as before the storm's first card, the frame
-                # pawns are read against: there a pawn reading is to be trusted (on a tile the
-                # storm slid in it is not, even when the tile looks the same)
-                start = self.storm_start or self.state
-                calm = {c for c in ALL_CELLS if self.state.slot_at(c) is not None
-                        and self.state.slot_at(c) == start.slot_at(c)}
-                moved = {s: r for s, r in observed.items() if s[0] == "pawns" and self.model.cell_of(s) in changed
-                         and self.model.cell_of(s) in calm and r.sure and r.label != want.get(s)}
-                if moved and self.state.phase == "actions":      # in the storm no pawn walks
+                if self._pawn_walked(observed, changed):
                     # the storm is done (its last slides changed nothing the camera reads, or
-                    # were read only now) and a pawn has moved since on a tile the storm left
-                    # alone: the next turn began, and this change is its first action
+                    # were read only now) and a pawn has moved since: the next turn began, and
+                    # this change is its first action
                     own = {s: r for s, r in observed.items() if self.model.cell_of(s) in changed}
                     return self.explain(own, changed)
                 return Verdict("nothing", [], sorted(changed, key=str), "The table matches the storm.")
@@ -305,6 +296,20 @@ class ForbiddenDesertTracker(Tracker):
                            f"Was another {shown.replace('_', ' ')} card drawn?",
                            options=[[Event.make("storm", "storm_card", card=shown)]])
         return verdict
+
+    def _pawn_walked(self, observed: Observation, changed: set) -> bool:
+        """Whether, in the actions phase (in the storm no pawn walks), a sure pawn reading on a
+        changed cell that holds the same tile (slot) as before the storm's first card differs
+        from the state. Pawns are read against the frame before that card: on a tile the storm
+        slid in, even one that looks the same, their reading is not to be trusted."""
+        if self.state.phase != "actions":
+            return False
+        want = self.model.expected(self.state)
+        start = self.storm_start or self.state
+        return any(s[0] == "pawns" and r.sure and r.label != want.get(s) and self.model.cell_of(s) in changed
+                   and self.state.slot_at(self.model.cell_of(s)) is not None
+                   and self.state.slot_at(self.model.cell_of(s)) == start.slot_at(self.model.cell_of(s))
+                   for s, r in observed.items())
 
     def _storm_card(self, card: str, observed: Observation) -> Verdict:
         state, events = self.state, []
