@@ -2,7 +2,10 @@
 tracker verdicts. (The other games plug their detectors into the same loop shape.)
 
 Pawns are read from what changed since the last committed still frame, so the loop keeps that
-frame, its homography and the pawns the engine put on each cell then. Cells that changed
+frame, its homography and the pawns the engine put on each cell then. A "still frame" is the mean
+of the frames since the board last moved (:class:`StillMean`): a still table does not change
+from frame to frame, the camera's noise does, and a pale pawn on a pale tile in a dim room
+differs from the tile by little more than that noise. Cells that changed
 without a committed explanation stay *pending* and are read again with every later change,
 so an unresolved change is never forgotten.
 """
@@ -17,6 +20,42 @@ from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import Reading, Verdict
 from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
+
+
+class StillMean:
+    """The mean of the frames seen since the board last moved (or since the last :meth:`restart`).
+
+    Kept as a running ``float32`` sum of one frame's size, so the memory does not grow with
+    the length of the still window.
+    """
+
+    def __init__(self):
+        self._sum: np.ndarray | None = None
+        self.count = 0
+
+    def restart(self) -> None:
+        """Forget the frames summed so far."""
+        self._sum, self.count = None, 0
+
+    def add(self, frame: np.ndarray) -> None:
+        """Add one frame ``(H, W, 3) uint8``; a frame of another size starts the sum again."""
+        if self._sum is None or self._sum.shape != frame.shape:
+            self._sum, self.count = frame.astype(np.float32), 1
+        else:
+            self._sum += frame
+            self.count += 1
+
+    def mean(self) -> np.ndarray:
+        """The mean frame ``(H, W, 3) uint8``.
+
+        Raises
+        ------
+        ValueError
+            When no frame was added since the last restart.
+        """
+        if self._sum is None:
+            raise ValueError("no still frame to average")
+        return np.clip(self._sum / self.count + 0.5, 0, 255).astype(np.uint8)
 
 
 @dataclass
@@ -51,6 +90,7 @@ class LiveDesert:
         self.undistort = undistort
         self.reference: tuple | None = None
         self.pending: set = set()
+        self.still = StillMean()
 
     def _pawns(self) -> dict:
         out = {}
@@ -63,11 +103,18 @@ class LiveDesert:
         """Run one frame ``(H, W, 3) uint8`` BGR; a verdict comes after each stable change."""
         frame = self.undistort(image) if self.undistort is not None else image
         out = self.watcher.process(image, index, t)
-        if out.track.ok and self.reference is None and out.status == "still":
-            self.reference = (frame.copy(), out.track.homography, self._pawns())
+        if (out.gate is None or not out.track.ok or out.track.bumped
+                or out.gate.motion > self.watcher.gate.params.motion_fraction):
+            self.still.restart()                       # something moved: the still window starts again
+        else:
+            self.still.add(frame)
+        if out.track.ok and self.reference is None and out.status == "still" and self.still.count:
+            self.reference = (self.still.mean(), out.track.homography, self._pawns())
         event = out.gate.event if out.gate else None
         if event is None or not out.track.ok:
             return Step(out)
+        frame = self.still.mean() if self.still.count else frame
+        self.still.restart()
         cells = set(event.changed) | set(event.unsure) | self.pending
         if self.tracker.awaiting is not None:
             slots = None                               # after a storm card: read the whole table

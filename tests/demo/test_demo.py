@@ -86,7 +86,7 @@ def test_the_forbidden_desert_script_rendered_from_the_real_photos_passes_the_sa
         pytest.skip(f"the component photos are not beside the checkout ({photos})")
     images = ComponentImages(photos, fallback=ProceduralArt())
     # taught once (about six minutes) and kept in the temporary folder, like the bench's own-art one
-    model = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-photos-detector-v9"
+    model = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-photos-detector-v10"
     if not (model / "detector.json").exists():
         fd.teach(**synth.teaching_set(1, images=images)).save(model)
     rec = load_recording(make_desert(tmp_path / "rec", images=images))

@@ -179,3 +179,118 @@ def test_the_change_classifier_averages_its_members_and_loads_one_member_weights
     np.testing.assert_allclose(both.predict(x), (each[0] + each[1]) / 2, atol=1e-6)   # ... and are averaged
     with pytest.raises(ValueError, match="do not fit"):
         fd.ChangeBlobs(both.w1[:, :5], both.b1, both.w2, both.b2, both.mean, both.scale)
+
+
+def _cell_geometry():
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.render.camera import look_at_mat
+
+    layout = mat_layout("forbidden-desert")
+    cam = look_at_mat(layout.outline_mm(), (960, 540), 55.0, 20.0, 30.0, 5.0, dist=synth.NO_DIST)
+    return layout, cam, layout.cell((1, 2))
+
+
+def test_the_crops_fill_is_known_from_the_geometry():
+    """pawn_crop paints outside the projected prism with one colour: pawn_crop_outside says where."""
+    import numpy as np
+
+    _layout, cam, cell = _cell_geometry()
+    frame = np.random.default_rng(0).integers(0, 256, (540, 960, 3), dtype=np.uint8)
+    crop = fd.pawn_crop(frame, cam.homography(), cam.K, cell)
+    outside = fd.pawn_crop_outside(cam.homography(), cam.K, cell)
+    assert 200 < outside.sum() < 0.8 * outside.size
+    assert len(np.unique(crop[outside], axis=0)) == 1             # the flat fill ...
+    assert len(np.unique(crop[~outside], axis=0)) > 1000          # ... and the noisy frame inside
+
+
+def test_a_tile_washed_out_to_the_fills_colour_still_shows_a_pawn_leaving():
+    """Glare saturating most of a tile makes the crop's fill (the median colour) full white too:
+    found by colour, the fill swallowed the saturated tile and a dark pawn leaving it was missed."""
+    import cv2
+    import numpy as np
+
+    _layout, cam, cell = _cell_geometry()
+    h, k = cam.homography(), cam.K
+    shape = fd.pawn_silhouette(np.asarray(cell.center_mm, float), h, k, cell)
+    white = np.full((540, 960, 3), 255, np.uint8)
+    before_frame = white.copy()
+    mat_centre = cv2.perspectiveTransform(np.float32([[cell.center_mm]]), h)[0, 0]
+    cv2.circle(before_frame, tuple(int(v) for v in mat_centre), 9, (30, 30, 30), -1)    # a black pawn from above
+    before, after = fd.pawn_crop(before_frame, h, k, cell), fd.pawn_crop(white, h, k, cell)
+    area = float(shape.sum())
+    outside = fd.pawn_crop_outside(h, k, cell)
+    *_rest, blobs = fd.change_blobs(before, after, area, outside)
+    assert len(blobs) == 1 and blobs[0].sum() > 0.3 * area
+    *_rest, by_colour = fd.change_blobs(before, after, area)      # the fill found by colour: nothing left
+    assert by_colour == []
+
+
+def test_both_cells_of_a_move_read_together_give_the_truth(detector):
+    """pawns_by_change reads the cell a pawn left and the one it reached together (seeds not taught on)."""
+    import numpy as np
+
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("forbidden-desert")
+    right = n = 0
+    rows = iter(synth.pawn_moves(79, 12, "normal", size=(960, 540), frames=2))
+    for move in zip(rows, rows):
+        truth0, truth1 = fd.truth_of(move[0][5]), fd.truth_of(move[0][6])
+        pairs = {}
+        for before, after, _c, _w, key, _s0, _s1, _sil, h, k in move:
+            cell = layout.cell(key)
+            pairs[key] = (before, after, fd.pawn_silhouette(np.asarray(cell.center_mm, float), h, k, cell),
+                          fd.pawn_crop_outside(h, k, cell), set(filter(None, truth0[("pawns", *key)].split("+"))))
+        readings = fd.pawns_by_change(detector.pawn_colour, pairs)
+        assert set(readings) == set(pairs)
+        for key, reading in readings.items():
+            n += 1
+            right += reading.label == truth1[("pawns", *key)]
+    assert n == 24 and right / n >= 0.85, f"{right} of {n}"
+
+
+def test_the_still_mean_averages_the_frames_since_the_last_restart():
+    import numpy as np
+
+    from assistant.tracking.live import StillMean
+
+    mean = StillMean()
+    with pytest.raises(ValueError, match="no still frame"):
+        mean.mean()
+    for v in (10, 20, 40):
+        mean.add(np.full((4, 5, 3), v, np.uint8))
+    assert mean.count == 3 and np.all(mean.mean() == 23)          # (10 + 20 + 40) / 3 rounded
+    mean.add(np.full((2, 2, 3), 7, np.uint8))                     # another size: starts again
+    assert mean.count == 1 and mean.mean().shape == (2, 2, 3)
+    mean.restart()
+    assert mean.count == 0
+
+
+def test_the_live_loop_reads_pawns_from_the_mean_of_the_still_window(detector):
+    """The reference the live loop keeps is the mean of the still frames: less noisy than any one."""
+    import numpy as np
+
+    from assistant.games import get_game
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.render.desert import desert_setup
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.vision.render.renderer import CLEAN, CameraSettings, Renderer
+
+    layout, cam, _cell = _cell_geometry()
+    game = get_game("forbidden-desert")
+    _setup, start, _truth, _physical = table_game(random_game(3, n_players=3, max_events=2))
+    live = LiveDesert(detector, ForbiddenDesertTracker(game, start), 30.0, cam.K)
+    renderer = Renderer(cam)
+    scene = desert_setup(3, layout)
+    noisy = CameraSettings(noise_sigma=4.0, jpeg_quality=None)
+    clean = renderer.render(scene, settings=CLEAN, seed=0).image
+    frames = [renderer.render(scene, settings=noisy, seed=i + 1).image for i in range(20)]
+    for i, frame in enumerate(frames):
+        live.process(frame, i, i / 30.0)
+        if live.reference is not None:
+            break
+    assert live.reference is not None, "the board never became still"
+    one = np.abs(frames[0].astype(float) - clean).mean()
+    averaged = np.abs(live.reference[0].astype(float) - clean).mean()
+    assert averaged < 0.6 * one, (averaged, one)

@@ -152,6 +152,14 @@ def pawn_crop(frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarr
     return crop
 
 
+def pawn_crop_outside(homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = CROP,
+                      inset_mm: float = 4.0) -> np.ndarray:
+    """Where :func:`pawn_crop` painted its flat fill (outside the projected prism):
+    ``(size, size) bool``. Known from the geometry, so a tile washed out to the fill's colour
+    (glare saturating it to white) is not taken for the fill."""
+    return prism_mask(pawn_crop_frame(homography, camera_matrix, cell, size, inset_mm)[3], size) == 0
+
+
 def prism_mask(local: np.ndarray, size: int) -> np.ndarray:
     """The projected prism of :func:`pawn_crop_frame`'s ``local`` points: ``(size, size) uint8``
     255 inside (the base, the lifted top and the sides between them)."""
@@ -288,36 +296,18 @@ class FDDetector:
         return out
 
     def _pawns_by_change(self, tall: Mapping, homography, camera_matrix, reference) -> dict[Slot, Reading]:
-        """Pawn readings of the cells of ``tall`` (crops now) against the reference frame, in two
-        passes: a pawn seen clearly arriving on one cell (strength >= ``PAIR_STRENGTH``) left the
-        cell it stood on, so the second pass reads that cell with a prior of ``PAIR_PRIOR`` times
-        the arrival's strength for its leaving (when that cell is read too); when that cell's own
-        reading then sees it leave, the leaving is at least ``PAIR_STRENGTH_SHARE`` times as
-        strong as the arrival."""
+        """Pawn readings of the cells of ``tall`` (crops now) against the reference frame
+        (:func:`pawns_by_change`)."""
         ref_frame, ref_h, ref_pawns = reference
         in_play = set().union(*ref_pawns.values()) if ref_pawns else None
-        where = {c: key for key, cs in ref_pawns.items() for c in cs}
-        args, shapes = {}, {}
+        pairs = {}
         for key in tall:
             cell = self.layout.cell(key)
-            shapes[key] = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
-            args[key] = (pawn_crop(ref_frame, ref_h, camera_matrix, cell), tall[key],
-                         float(shapes[key].sum()), set(ref_pawns.get(key, ())), in_play)
-        changes = {key: pawn_changes(self.pawn_colour, *a, shape=shapes[key]) for key, a in args.items()}
-        priors: dict = {}
-        for key, found in changes.items():
-            for (came, strength), _went in found:
-                src = where.get(came)
-                if came and strength >= PAIR_STRENGTH and src in args and src != key:
-                    priors.setdefault(src, {})[("-", came)] = PAIR_PRIOR * strength
-        for key, prior in priors.items():
-            found = pawn_changes(self.pawn_colour, *args[key], prior=prior, shape=shapes[key])
-            # its own cell saw it go too: the two readings back each other (a pawn on a tile of
-            # its own colour changes few pixels when it leaves)
-            changes[key] = [((c, sc), (w, max(sw, PAIR_STRENGTH_SHARE * prior[("-", w)] / PAIR_PRIOR)
-                                       if ("-", w) in prior else sw)) for (c, sc), (w, sw) in found]
-        return {("pawns", *key): pawn_reading(args[key][3], found, tile_changed(self.pawn_colour, *args[key][:3]))
-                for key, found in changes.items()}
+            shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
+            pairs[key] = (pawn_crop(ref_frame, ref_h, camera_matrix, cell), tall[key], shape,
+                          pawn_crop_outside(homography, camera_matrix, cell)
+                          | pawn_crop_outside(ref_h, camera_matrix, cell), set(ref_pawns.get(key, ())))
+        return {("pawns", *key): r for key, r in pawns_by_change(self.pawn_colour, pairs, in_play).items()}
 
     def save(self, folder: str | Path) -> Path:
         """Write every classifier under ``folder`` (one sub-folder each) and an index."""
@@ -461,7 +451,7 @@ NEITHER_BELOW = 0.3
 #: a pawn read arriving this strongly makes its leaving its old cell likelier by PAIR_PRIOR x strength
 PAIR_STRENGTH, PAIR_PRIOR, PAIR_STRENGTH_SHARE = 0.5, 0.3, 0.8
 #: changed pixels over this many pawns' area: the tile itself changed (dug, slid), pawns are not judged
-TILE_CHANGE_PAWNS = 3.0
+TILE_CHANGE_PAWNS = 4.5
 #: how strongly the side a blob's piece is on (:func:`piece_side`, -1..1) moves the came/went odds
 SIDE_GAIN = 2.0
 #: a blob that fits a pawn's silhouette better than SHAPE_FROM (IoU) makes "no pawn" up to
@@ -472,14 +462,16 @@ SHAPE_FROM, SHAPE_WEIGHT = 0.5, 0.6
 OUTLINE_ONLY = 0.28
 
 
-def _diff_mask(a: np.ndarray, b: np.ndarray, threshold: float | None = None) -> np.ndarray:
+def _diff_mask(a: np.ndarray, b: np.ndarray, threshold: float | None = None,
+               valid: np.ndarray | None = None) -> np.ndarray:
     """Pixels where two balanced crops ``(H, W, 3) uint8`` differ by more than ``threshold`` in
     some channel, specks removed: ``(H, W) bool``. By default the threshold follows the noise
     of the pair: ``DIFF_NOISE`` times the robust spread of the differences (most pixels did not
-    change), within ``DIFF_RANGE``."""
+    change) over the ``valid`` pixels ``(H, W) bool`` (default all), within ``DIFF_RANGE``."""
     diff = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=-1)
     if threshold is None:
-        spread = 1.4826 * float(np.median(diff))            # |difference| of unchanged pixels ~ noise
+        seen = diff[valid] if valid is not None and valid.any() else diff
+        spread = 1.4826 * float(np.median(seen))            # |difference| of unchanged pixels ~ noise
         threshold = float(np.clip(DIFF_NOISE * spread, *DIFF_RANGE))
     return cv2.morphologyEx((diff > threshold).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
 
@@ -646,23 +638,34 @@ def _add(counts: np.ndarray, bins: tuple, label: int) -> None:
     np.add.at(counts, (*bins, np.full(len(bins[0]), label)), 1.0)
 
 
-def change_blobs(before: np.ndarray, after: np.ndarray, pawn_area: float) -> tuple:
+def _changed(before: np.ndarray, after: np.ndarray, outside: np.ndarray | None) -> tuple:
+    """The balanced pair, the fill and the changed pixels of two :func:`pawn_crop` crops (see
+    :func:`change_blobs`): ``(before, after, fill, changed)``."""
+    b, a = _balanced_pair(before, after)
+    fill = (_fill_mask(b) | _fill_mask(a)) if outside is None else np.asarray(outside, bool)
+    # the fill's edge too: the crop's resampling there differs from frame to frame
+    near_fill = cv2.dilate(fill.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    return b, a, fill, _diff_mask(b, a, valid=~fill) & ~near_fill
+
+
+def change_blobs(before: np.ndarray, after: np.ndarray, pawn_area: float,
+                 outside: np.ndarray | None = None) -> tuple:
     """Where two :func:`pawn_crop` crops ``(64, 64, 3) uint8`` of one cell differ, blob by blob.
 
-    The pair is balanced (:func:`_balanced_pair`), the changed pixels found (:func:`_diff_mask`,
-    :func:`pawn_crop`'s flat fill in either crop left out) and split into 8-connected blobs
+    The pair is balanced (:func:`_balanced_pair`), the changed pixels found (:func:`_diff_mask`;
+    :func:`pawn_crop`'s flat fill and the pixels next to it left out: ``outside``
+    ``(64, 64) bool`` from :func:`pawn_crop_outside`, or when not given the commonest exact
+    colour of either crop, :func:`_fill_mask`) and split into 8-connected blobs
     (``cv2.connectedComponentsWithStats``); blobs under a tenth of ``pawn_area`` (crop px of one
     pawn) are specks (noise, a pawn's rim) and dropped.
 
     Returns
     -------
     (before, after, fill, changed, blobs)
-        The balanced crops ``(64, 64, 3) uint8``, the flat fill of ``before`` and every changed
-        pixel ``(64, 64) bool``, and the blobs, a list of ``(64, 64) bool`` masks.
+        The balanced crops ``(64, 64, 3) uint8``, the flat fill and every changed pixel
+        ``(64, 64) bool``, and the blobs, a list of ``(64, 64) bool`` masks.
     """
-    b, a = _balanced_pair(before, after)
-    fill = _fill_mask(b)
-    changed = _diff_mask(b, a) & ~fill & ~_fill_mask(a)
+    b, a, fill, changed = _changed(before, after, outside)
     if not changed.any():
         return b, a, fill, changed, []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
@@ -672,8 +675,10 @@ def change_blobs(before: np.ndarray, after: np.ndarray, pawn_area: float) -> tup
 
 def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn_area: float,
                   had: Iterable[str] | None = None, in_play: Iterable[str] | None = None,
-                  prior: Mapping[tuple, float] | None = None, shape: np.ndarray | None = None) -> dict[tuple, float]:
-    """Which pawns came to or went from where two :func:`pawn_crop` crops of one cell differ.
+                  prior: Mapping[tuple, float] | None = None, shape: np.ndarray | None = None,
+                  outside: np.ndarray | None = None) -> dict[tuple, float]:
+    """Which pawns came to or went from where two :func:`pawn_crop` crops of one cell differ
+    (:func:`change_blobs`; ``outside`` is passed on to it).
 
     The changed pixels (:func:`_diff_mask`; :func:`pawn_crop`'s flat fill left out) fall into
     blobs; each blob is one pawn that came (its pixels show that colour after), one that went
@@ -705,7 +710,7 @@ def colour_shifts(model: PawnPixels, before: np.ndarray, after: np.ndarray, pawn
         ``sign`` is ``"+"`` (came) or ``"-"`` (went); the value is how many pawns' worth of
         changed pixels that hypothesis explains (about 1.0 for one clearly seen pawn).
     """
-    b, a, fill, changed, blobs = change_blobs(before, after, pawn_area)
+    b, a, fill, changed, blobs = change_blobs(before, after, pawn_area, outside)
     out: dict[tuple, float] = {}
     k = len(COLOURS)
     had = None if had is None else set(had)
@@ -921,7 +926,8 @@ class ChangeBlobs:
             cell = layout.cell(key)
             shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
             area = float(shape.sum())
-            b, a, fill, changed, blobs = change_blobs(before, after, area)
+            b, a, fill, changed, blobs = change_blobs(before, after, area,
+                                                      pawn_crop_outside(homography, camera_matrix, cell))
             for sel in blobs:
                 feats.append(blob_features(model, b, a, sel, changed, fill, shape, area, (before, after)))
                 classes.append(blob_class(sel, came, went, sil))
@@ -997,17 +1003,19 @@ def piece_side(before: np.ndarray, after: np.ndarray, blob: np.ndarray, changed:
     return (d_after - d_before) / max(d_after + d_before, 1e-3)
 
 
-def tile_changed(model, before: np.ndarray, after: np.ndarray, pawn_area: float | None = None) -> bool:
+def tile_changed(model, before: np.ndarray, after: np.ndarray, pawn_area: float | None = None,
+                 outside: np.ndarray | None = None) -> bool:
     """Whether more of the crop changed than pawns can explain (``TILE_CHANGE_PAWNS`` pawns'
-    area): the tile was turned over or replaced, and colour changes there say little of pawns."""
-    b, a = _balanced_pair(before, after)
-    changed = _diff_mask(b, a) & ~_fill_mask(b) & ~_fill_mask(a)
+    area): the tile was turned over or replaced, and colour changes there say little of pawns.
+    The changed pixels as :func:`change_blobs` finds them (``outside`` passed on)."""
+    changed = _changed(before, after, outside)[3]
     return bool(changed.sum() > TILE_CHANGE_PAWNS * (pawn_area if pawn_area else model.pawn_area))
 
 
 def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float | None = None,
                  had: Iterable[str] | None = None, in_play: Iterable[str] | None = None,
-                 prior: Mapping[tuple, float] | None = None, shape: np.ndarray | None = None) -> list[tuple]:
+                 prior: Mapping[tuple, float] | None = None, shape: np.ndarray | None = None,
+                 outside: np.ndarray | None = None) -> list[tuple]:
     """What the change between two crops of one cell may mean, pawn by pawn.
 
     Parameters
@@ -1023,6 +1031,9 @@ def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float 
         See :func:`colour_shifts`.
     shape : (64, 64) bool, optional
         A pawn's silhouette on this cell (:func:`pawn_silhouette`), see :func:`colour_shifts`.
+    outside : (64, 64) bool, optional
+        Where the crops hold :func:`pawn_crop`'s fill (:func:`pawn_crop_outside`); default found
+        by colour (see :func:`change_blobs`).
 
     Returns
     -------
@@ -1034,7 +1045,8 @@ def pawn_changes(model, before: np.ndarray, after: np.ndarray, pawn_area: float 
     """
     area = pawn_area if pawn_area else model.pawn_area
     out = []
-    for (sign, colour), d in sorted(colour_shifts(model, before, after, area, had, in_play, prior, shape).items(),
+    for (sign, colour), d in sorted(colour_shifts(model, before, after, area, had, in_play, prior, shape,
+                                                               outside).items(),
                                     key=lambda kv: -kv[1]):
         if d < PAWN_SHARE:
             continue
@@ -1056,7 +1068,58 @@ def read_pawn_change(model: "PawnPixels", before: np.ndarray, after: np.ndarray,
     went and :func:`pawn_reading` joins them into a :class:`~...tracking.base.Reading`."""
     had = set(had)
     shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
-    return pawn_reading(had, pawn_changes(model, before, after, float(shape.sum()), had, in_play, shape=shape))
+    outside = pawn_crop_outside(homography, camera_matrix, cell)
+    return pawn_reading(had, pawn_changes(model, before, after, float(shape.sum()), had, in_play, shape=shape,
+                                          outside=outside))
+
+
+def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] | None = None) -> dict:
+    """The pawns on several cells after a change, each cell read from what changed there and the
+    cells read together, as the live read does (:meth:`FDDetector.read` with a reference).
+
+    Parameters
+    ----------
+    model : PawnPixels
+        With its :class:`ChangeBlobs`.
+    pairs : dict cell key -> (before, after, shape, outside, had)
+        Per cell its :func:`pawn_crop` crops ``(64, 64, 3) uint8`` before and after, a pawn's
+        silhouette there ``(64, 64) bool`` (:func:`pawn_silhouette`), where the crops hold the
+        fill ``(64, 64) bool`` (:func:`pawn_crop_outside`) and the set of colours on it before.
+    in_play : iterable of str, optional
+        The colours in the game (default: those in ``had`` of some cell, or all when none).
+
+    Returns
+    -------
+    dict cell key -> Reading
+        :func:`pawn_reading` per cell. Two passes: a pawn seen clearly arriving on one cell
+        (strength >= ``PAIR_STRENGTH``) left the cell it stood on, so the second pass reads that
+        cell with a prior of ``PAIR_PRIOR`` times the arrival's strength for its leaving (when
+        that cell is among ``pairs``); when that cell's own reading then sees it leave, the
+        leaving is at least ``PAIR_STRENGTH_SHARE`` times as strong as the arrival.
+    """
+    if in_play is None:
+        in_play = set().union(*(p[4] for p in pairs.values())) if pairs else set()
+        in_play = set(in_play) or None
+    where = {c: key for key, p in pairs.items() for c in p[4]}
+    args = {key: (before, after, float(shape.sum()), set(had), in_play)
+            for key, (before, after, shape, _outside, had) in pairs.items()}
+    shapes = {key: p[2] for key, p in pairs.items()}
+    outside = {key: p[3] for key, p in pairs.items()}
+    changes = {key: pawn_changes(model, *a, shape=shapes[key], outside=outside[key]) for key, a in args.items()}
+    priors: dict = {}
+    for key, found in changes.items():
+        for (came, strength), _went in found:
+            src = where.get(came)
+            if came and strength >= PAIR_STRENGTH and src in args and src != key:
+                priors.setdefault(src, {})[("-", came)] = PAIR_PRIOR * strength
+    for key, prior in priors.items():
+        found = pawn_changes(model, *args[key], prior=prior, shape=shapes[key], outside=outside[key])
+        # its own cell saw it go too: the two readings back each other (a pawn on a tile of
+        # its own colour changes few pixels when it leaves)
+        changes[key] = [((c, sc), (w, max(sw, PAIR_STRENGTH_SHARE * prior[("-", w)] / PAIR_PRIOR)
+                                   if ("-", w) in prior else sw)) for (c, sc), (w, sw) in found]
+    return {key: pawn_reading(args[key][3], found, tile_changed(model, *args[key][:3], outside=outside[key]))
+            for key, found in changes.items()}
 
 
 def _balanced_pair(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -196,13 +196,18 @@ def _free_slot(rng: random.Random, scene: Scene, layout, cell) -> int:
     return rng.choice(free) if free else rng.randrange(len(PAWN_SLOTS))
 
 
-def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1280, 720)) -> Iterator[tuple]:
+def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1280, 720),
+               frames: int = 1) -> Iterator[tuple]:
     """Rendered pawn moves for the pawn colour model and its measurement: ``(before crop, after
     crop, colour that came or None, colour that left or None, cell, scene before, scene after,
     silhouettes, homography, camera matrix)`` for the source and the target cell of ``count``
     random moves (see :func:`~.forbidden_desert.pawn_crop`); ``silhouettes`` is ``{"before": ...,
     "after": ...}``, each :func:`silhouettes` of that scene on that cell; the homography (mat mm
-    -> px) and camera matrix are those of both frames. A pawn goes to a free corner."""
+    -> px) and camera matrix are those of both frames. A pawn goes to a free corner.
+
+    With ``frames`` > 1 each still moment is the mean of that many renders with their own
+    sensor noise, as the live loop averages the frames of the still window
+    (:class:`~...tracking.live.LiveDesert`); the first render's seed is that of ``frames=1``."""
     from ..render.desert import move_pawn
     from .forbidden_desert import _colour, pawn_crop
 
@@ -225,8 +230,8 @@ def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1
             after = action.apply(after)
         k = done % len(cams)
         light, settings = _conditions(rng, which)
-        f0 = renderers[k].render(scene, lighting=light, settings=settings, seed=seed * 31 + 2 * done).image
-        f1 = renderers[k].render(after, lighting=light, settings=settings, seed=seed * 31 + 2 * done + 1).image
+        f0 = _still(renderers[k], scene, light, settings, seed * 31 + 2 * done, frames)
+        f1 = _still(renderers[k], after, light, settings, seed * 31 + 2 * done + 1, frames)
         h, cam_k = cams[k].homography(), cams[k].K
         colour = _colour(pawn.label)
         for cell, came, went in ((src, None, colour), (dst, colour, None)):
@@ -234,6 +239,18 @@ def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1
             yield (pawn_crop(f0, h, cam_k, c), pawn_crop(f1, h, cam_k, c), came, went, cell, scene, after,
                    {"before": silhouettes(scene, h, cam_k, c), "after": silhouettes(after, h, cam_k, c)}, h, cam_k)
         done += 1
+
+
+def _still(renderer, scene, light, settings, seed: int, frames: int) -> np.ndarray:
+    """One still moment: the mean of ``frames`` renders of ``scene`` (seeds ``seed``,
+    ``seed + 100003``, ...), ``(H, W, 3) uint8``."""
+    if frames <= 1:
+        return renderer.render(scene, lighting=light, settings=settings, seed=seed).image
+    total = None
+    for j in range(frames):
+        img = renderer.render(scene, lighting=light, settings=settings, seed=seed + 100003 * j).image
+        total = img.astype(np.float32) if total is None else total + img
+    return np.clip(total / frames + 0.5, 0, 255).astype(np.uint8)
 
 
 def other_changes(seed: int, count: int, which: str = "train", images=None, size=(1280, 720)) -> Iterator[tuple]:
