@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams
@@ -42,7 +43,7 @@ class StillMean:
         if self._sum is None or self._sum.shape != frame.shape:
             self._sum, self.count = frame.astype(np.float32), 1
         else:
-            self._sum += frame
+            cv2.accumulate(frame, self._sum)
             self.count += 1
 
     def mean(self) -> np.ndarray:
