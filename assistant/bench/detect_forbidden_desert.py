@@ -52,7 +52,8 @@ CACHE = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-detector-v10"
 #: pawn moves per light condition for the per-cell pawn figures (two cells each; about 80 s)
 PAWN_MOVES = 150
 #: renders averaged per still moment in the per-cell pawn figures: the live loop averages the
-#: frames of its still window (0.35 s: 5 frames at 15 fps, 10 at 30), so 4 is on the safe side
+#: frames of its still window (0.35 s) but the first (:class:`~..tracking.live.StillMean`):
+#: 4 frames at 15 fps, 9 at 30
 STILL_FRAMES = 4
 
 

@@ -3,9 +3,10 @@ tracker verdicts. (The other games plug their detectors into the same loop shape
 
 Pawns are read from what changed since the last committed still frame, so the loop keeps that
 frame, its homography and the pawns the engine put on each cell then. A "still frame" is the mean
-of the frames since the board last moved (:class:`StillMean`): a still table does not change
-from frame to frame, the camera's noise does, and a pale pawn on a pale tile in a dim room
-differs from the tile by little more than that noise. Cells that changed
+of the frames since the board last moved, was hidden or was read (:class:`StillMean`, the first
+of them left out as still settling): a still table does not change from frame to frame, the
+camera's noise does, and a pale pawn on a pale tile in a dim room differs from the tile by
+little more than that noise. Cells that changed
 without a committed explanation stay *pending* and are read again with every later change,
 so an unresolved change is never forgotten.
 """
@@ -24,23 +25,31 @@ from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
 
 
 class StillMean:
-    """The mean of the frames seen since the board last moved (or since the last :meth:`restart`).
+    """The mean of the frames added since the last :meth:`restart`, less the first ``skip`` of
+    them (a hand's shadow or the camera's exposure may still be settling just after motion).
 
-    Kept as a running ``float32`` sum of one frame's size, so the memory does not grow with
-    the length of the still window.
+    Kept as a running ``float32`` sum of one frame's size (``cv2.accumulate``), so the memory
+    does not grow with the length of the still window.
     """
 
-    def __init__(self):
+    def __init__(self, skip: int = 1):
+        self.skip = skip
         self._sum: np.ndarray | None = None
         self.count = 0
+        self._seen = 0
 
     def restart(self) -> None:
-        """Forget the frames summed so far."""
-        self._sum, self.count = None, 0
+        """Forget the frames added so far."""
+        self._sum, self.count, self._seen = None, 0, 0
 
     def add(self, frame: np.ndarray) -> None:
         """Add one frame ``(H, W, 3) uint8``; a frame of another size starts the sum again."""
-        if self._sum is None or self._sum.shape != frame.shape:
+        if self._sum is not None and self._sum.shape != frame.shape:
+            self.restart()
+        self._seen += 1
+        if self._seen <= self.skip:
+            return
+        if self._sum is None:
             self._sum, self.count = frame.astype(np.float32), 1
         else:
             cv2.accumulate(frame, self._sum)
@@ -104,9 +113,10 @@ class LiveDesert:
         """Run one frame ``(H, W, 3) uint8`` BGR; a verdict comes after each stable change."""
         frame = self.undistort(image) if self.undistort is not None else image
         out = self.watcher.process(image, index, t)
-        if (out.gate is None or not out.track.ok or out.track.bumped
+        if (out.gate is None or not out.track.ok or out.track.bumped or out.status == "occluded"
                 or out.gate.motion > self.watcher.gate.params.motion_fraction):
-            self.still.restart()                       # something moved: the still window starts again
+            # something moved, or may lie across the board unseen: the still window starts again
+            self.still.restart()
         else:
             self.still.add(frame)
         if out.track.ok and self.reference is None and out.status == "still" and self.still.count:

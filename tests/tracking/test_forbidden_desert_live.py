@@ -241,7 +241,8 @@ def test_both_cells_of_a_move_read_together_give_the_truth(detector):
             cell = layout.cell(key)
             pairs[key] = (before, after, fd.pawn_silhouette(np.asarray(cell.center_mm, float), h, k, cell),
                           fd.pawn_crop_outside(h, k, cell), set(filter(None, truth0[("pawns", *key)].split("+"))))
-        readings = fd.pawns_by_change(detector.pawn_colour, pairs)
+        in_play = {c for slot, label in truth0.items() if slot[0] == "pawns" for c in label.split("+") if c}
+        readings = fd.pawns_by_change(detector.pawn_colour, pairs, in_play)
         assert set(readings) == set(pairs)
         for key, reading in readings.items():
             n += 1
@@ -254,43 +255,66 @@ def test_the_still_mean_averages_the_frames_since_the_last_restart():
 
     from assistant.tracking.live import StillMean
 
-    mean = StillMean()
+    mean = StillMean(skip=1)
     with pytest.raises(ValueError, match="no still frame"):
         mean.mean()
-    for v in (10, 20, 40):
+    for v in (200, 10, 20, 40):                                   # the first one still settling
         mean.add(np.full((4, 5, 3), v, np.uint8))
     assert mean.count == 3 and np.all(mean.mean() == 23)          # (10 + 20 + 40) / 3 rounded
     mean.add(np.full((2, 2, 3), 7, np.uint8))                     # another size: starts again
-    assert mean.count == 1 and mean.mean().shape == (2, 2, 3)
+    assert mean.count == 0
+    mean.add(np.full((2, 2, 3), 9, np.uint8))
+    assert mean.count == 1 and np.all(mean.mean() == 9) and mean.mean().shape == (2, 2, 3)
     mean.restart()
     assert mean.count == 0
 
 
+class _ReadFrames:
+    """The real detector, keeping a copy of every frame the live loop reads."""
+
+    def __init__(self, detector):
+        self.detector, self.layout, self.frames = detector, detector.layout, []
+
+    def read(self, frame, *args, **kwargs):
+        self.frames.append(frame.copy())
+        return self.detector.read(frame, *args, **kwargs)
+
+
 def test_the_live_loop_reads_pawns_from_the_mean_of_the_still_window(detector):
-    """The reference the live loop keeps is the mean of the still frames: less noisy than any one."""
+    """The reference and the frame read after a change are means of the still frames (less
+    noisy than any one); a hand over the board starts the still window again."""
     import numpy as np
 
     from assistant.games import get_game
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
     from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
     from assistant.tracking.live import LiveDesert
-    from assistant.vision.render.desert import desert_setup
-    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.vision.render.desert import desert_setup, move_pawn
     from assistant.vision.render.renderer import CLEAN, CameraSettings, Renderer
 
     layout, cam, _cell = _cell_geometry()
-    game = get_game("forbidden-desert")
     _setup, start, _truth, _physical = table_game(random_game(3, n_players=3, max_events=2))
-    live = LiveDesert(detector, ForbiddenDesertTracker(game, start), 30.0, cam.K)
+    spy = _ReadFrames(detector)
+    live = LiveDesert(spy, ForbiddenDesertTracker(get_game("forbidden-desert"), start), 30.0, cam.K)
     renderer = Renderer(cam)
     scene = desert_setup(3, layout)
+    pawn = sorted(scene.talls, key=lambda p: p.label)[0]
+    moved = scene
+    for action in move_pawn(scene, pawn.label.split(":", 1)[1], (0, 0) if scene.cell_of(pawn.center_mm) != (0, 0)
+                            else (4, 4)):
+        moved = action.apply(moved)
     noisy = CameraSettings(noise_sigma=4.0, jpeg_quality=None)
-    clean = renderer.render(scene, settings=CLEAN, seed=0).image
-    frames = [renderer.render(scene, settings=noisy, seed=i + 1).image for i in range(20)]
+    frames = [renderer.render(scene, settings=noisy, seed=i + 1).image for i in range(14)]
+    hand = frames[-1].copy()
+    hand[100:440, 200:760] = (60, 90, 140)                        # an arm over the board
+    frames += [hand] * 3 + [renderer.render(moved, settings=noisy, seed=100 + i).image for i in range(16)]
+    counts = []
     for i, frame in enumerate(frames):
         live.process(frame, i, i / 30.0)
-        if live.reference is not None:
-            break
-    assert live.reference is not None, "the board never became still"
-    one = np.abs(frames[0].astype(float) - clean).mean()
-    averaged = np.abs(live.reference[0].astype(float) - clean).mean()
-    assert averaged < 0.6 * one, (averaged, one)
+        counts.append(live.still.count)
+    assert live.reference is not None and spy.frames, "the board never became still, or the move was not seen"
+    assert counts[14] == 0                                         # the arm: the still window starts again
+    for seen, clean_scene, single in ((live.reference[0], moved, frames[-1]), (spy.frames[0], moved, frames[-1])):
+        clean = renderer.render(clean_scene, settings=CLEAN, seed=0).image.astype(float)
+        one, averaged = np.abs(single - clean).mean(), np.abs(seen - clean).mean()
+        assert averaged < 0.6 * one, (averaged, one)

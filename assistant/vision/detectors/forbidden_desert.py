@@ -451,7 +451,9 @@ NEITHER_BELOW = 0.3
 #: a pawn read arriving this strongly makes its leaving its old cell likelier by PAIR_PRIOR x strength
 PAIR_STRENGTH, PAIR_PRIOR, PAIR_STRENGTH_SHARE = 0.5, 0.3, 0.8
 #: changed pixels over this many pawns' area: the tile itself changed (dug, slid), pawns are not judged
-TILE_CHANGE_PAWNS = 4.5
+#: (rendered pawn moves changed at most 3.4 pawns' area under a lamp, a turned tile at least 5.3:
+#: about midway on a log scale)
+TILE_CHANGE_PAWNS = 4.2
 #: how strongly the side a blob's piece is on (:func:`piece_side`, -1..1) moves the came/went odds
 SIDE_GAIN = 2.0
 #: a blob that fits a pawn's silhouette better than SHAPE_FROM (IoU) makes "no pawn" up to
@@ -975,8 +977,8 @@ def piece_side(before: np.ndarray, after: np.ndarray, blob: np.ndarray, changed:
     ``changed`` ``(H, W) bool`` is every changed pixel (left out of the outside ring); the rim is
     the blob's outer 2 px, each rim pixel compared with the mean of the ring pixels (up to
     ``ring_px`` px outside the blob) in its ``window`` x ``window`` neighbourhood. ``fill``
-    ``(H, W) bool`` is :func:`pawn_crop`'s flat fill in ``before`` (found when not given), left
-    out of the ring.
+    ``(H, W) bool`` is where the crops hold :func:`pawn_crop`'s flat fill (as :func:`change_blobs`
+    returns it; when not given, found by colour in ``before``), left out of the ring.
 
     Returns
     -------
