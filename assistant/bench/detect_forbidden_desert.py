@@ -49,7 +49,7 @@ from ..vision.render.desert_script import scene_of, script
 from ..vision.render.sequence import Sequence
 
 CACHE = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-detector-v10"
-#: pawn moves per light condition for the per-cell pawn figures (two cells each; about 80 s)
+#: pawn moves per light condition for the per-cell pawn figures (two cells each; about 40 s)
 PAWN_MOVES = 150
 #: renders averaged per still moment in the per-cell pawn figures: the live loop averages the
 #: frames of its still window (0.35 s) but the first (:class:`~..tracking.live.StillMean`):
