@@ -52,7 +52,7 @@ CACHE = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-detector-v10"
 #: pawn moves per light condition for the per-cell pawn figures (two cells each; about 40 s)
 PAWN_MOVES = 150
 #: renders averaged per still moment in the per-cell pawn figures: the live loop averages the
-#: frames of its still window (0.35 s) but the first (:class:`~..tracking.live.StillMean`):
+#: frames of its still window (0.35 s) but the first (:class:`~..vision.motion.StillMean`):
 #: 4 frames at 15 fps, 9 at 30
 STILL_FRAMES = 4
 
@@ -115,8 +115,7 @@ def pawn_errors(det: fd.FDDetector, which: str, seed: int, moves: int) -> dict[s
         for before, after, _came, _went, key, _s0, _s1, _sil, h, k in move:
             cell = layout.cell(key)
             had = set(filter(None, truth0[("pawns", *key)].split("+")))
-            pairs[key] = (before, after, fd.pawn_silhouette(np.asarray(cell.center_mm, float), h, k, cell),
-                          fd.pawn_crop_outside(h, k, cell), had)
+            pairs[key] = fd.cell_change(before, after, cell, h, k, had)
             count("alone", fd.read_pawn_change(det.pawn_colour, before, after, had, in_play, cell, h, k),
                   truth1[("pawns", *key)])
         for key, reading in fd.pawns_by_change(det.pawn_colour, pairs, in_play).items():

@@ -306,10 +306,14 @@ class ForbiddenDesertTracker(Tracker):
             return False
         want = self.model.expected(self.state)
         start = self.storm_start or self.state
-        return any(s[0] == "pawns" and r.sure and r.label != want.get(s) and self.model.cell_of(s) in changed
-                   and self.state.slot_at(self.model.cell_of(s)) is not None
-                   and self.state.slot_at(self.model.cell_of(s)) == start.slot_at(self.model.cell_of(s))
-                   for s, r in observed.items())
+        for slot, reading in observed.items():
+            if slot[0] != "pawns" or not reading.sure or reading.label == want.get(slot):
+                continue
+            cell = self.model.cell_of(slot)
+            tile = self.state.slot_at(cell)
+            if cell in changed and tile is not None and tile == start.slot_at(cell):
+                return True
+        return False
 
     def _storm_card(self, card: str, observed: Observation) -> Verdict:
         state, events = self.state, []

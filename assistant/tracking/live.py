@@ -3,10 +3,10 @@ tracker verdicts. (The other games plug their detectors into the same loop shape
 
 Pawns are read from what changed since the last committed still frame, so the loop keeps that
 frame, its homography and the pawns the engine put on each cell then. A "still frame" is the mean
-of the frames since the board last moved, was hidden or was read (:class:`StillMean`, the first
-of them left out as still settling): a still table does not change from frame to frame, the
-camera's noise does, and a pale pawn on a pale tile in a dim room differs from the tile by
-little more than that noise. Cells that changed
+of the frames since the board last moved, was hidden or was read
+(:class:`~..vision.motion.StillMean`, the first of them left out as still settling): a still
+table does not change from frame to frame, the camera's noise does, and a pale pawn on a pale
+tile in a dim room differs from the tile by little more than that noise. Cells that changed
 without a committed explanation stay *pending* and are read again with every later change,
 so an unresolved change is never forgotten.
 """
@@ -15,57 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 
-from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams
+from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams, StillMean
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import Reading, Verdict
 from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
-
-
-class StillMean:
-    """The mean of the frames added since the last :meth:`restart`, less the first ``skip`` of
-    them (a hand's shadow or the camera's exposure may still be settling just after motion).
-
-    Kept as a running ``float32`` sum of one frame's size (``cv2.accumulate``), so the memory
-    does not grow with the length of the still window.
-    """
-
-    def __init__(self, skip: int = 1):
-        self.skip = skip
-        self._sum: np.ndarray | None = None
-        self.count = 0
-        self._seen = 0
-
-    def restart(self) -> None:
-        """Forget the frames added so far."""
-        self._sum, self.count, self._seen = None, 0, 0
-
-    def add(self, frame: np.ndarray) -> None:
-        """Add one frame ``(H, W, 3) uint8``; a frame of another size starts the sum again."""
-        if self._sum is not None and self._sum.shape != frame.shape:
-            self.restart()
-        self._seen += 1
-        if self._seen <= self.skip:
-            return
-        if self._sum is None:
-            self._sum, self.count = frame.astype(np.float32), 1
-        else:
-            cv2.accumulate(frame, self._sum)
-            self.count += 1
-
-    def mean(self) -> np.ndarray:
-        """The mean frame ``(H, W, 3) uint8``.
-
-        Raises
-        ------
-        ValueError
-            When no frame was added since the last restart.
-        """
-        if self._sum is None:
-            raise ValueError("no still frame to average")
-        return np.clip(self._sum / self.count + 0.5, 0, 255).astype(np.uint8)
 
 
 @dataclass

@@ -20,6 +20,10 @@ Two more guards keep false changes out: the band around the play area (the mat's
 ring around a clicked grid) must hold nothing new, so an arm lying across it keeps the gate
 waiting (F9); and frame-to-frame motion is measured on brightness-normalised, slightly blurred
 images, so exposure steps and sensor noise do not count as motion.
+
+While the board is still, a reader that looks closer than the gate can average the frames of
+the still window (:class:`StillMean`): the table does not change from frame to frame, the
+camera's noise does.
 """
 
 from __future__ import annotations
@@ -394,3 +398,47 @@ class MotionGate:
             self._state = "settling"
             return self._commit(img, frame, t, motion, visible)
         return GateOutput("still", motion)
+
+
+class StillMean:
+    """The mean of the frames added since the last :meth:`restart`, less the first ``skip`` of
+    them (a hand's shadow or the camera's exposure may still be settling just after motion).
+
+    Kept as a running ``float32`` sum of one frame's size (``cv2.accumulate``), so the memory
+    does not grow with the length of the still window.
+    """
+
+    def __init__(self, skip: int = 1):
+        self.skip = skip
+        self._sum: np.ndarray | None = None
+        self.count = 0
+        self._seen = 0
+
+    def restart(self) -> None:
+        """Forget the frames added so far."""
+        self._sum, self.count, self._seen = None, 0, 0
+
+    def add(self, frame: np.ndarray) -> None:
+        """Add one frame ``(H, W, 3) uint8``; a frame of another size starts the sum again."""
+        if self._sum is not None and self._sum.shape != frame.shape:
+            self.restart()
+        self._seen += 1
+        if self._seen <= self.skip:
+            return
+        if self._sum is None:
+            self._sum, self.count = frame.astype(np.float32), 1
+        else:
+            cv2.accumulate(frame, self._sum)
+            self.count += 1
+
+    def mean(self) -> np.ndarray:
+        """The mean frame ``(H, W, 3) uint8``.
+
+        Raises
+        ------
+        ValueError
+            When no frame was added since the last restart.
+        """
+        if self._sum is None:
+            raise ValueError("no still frame to average")
+        return np.clip(self._sum / self.count + 0.5, 0, 255).astype(np.uint8)

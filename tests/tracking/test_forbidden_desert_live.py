@@ -227,8 +227,6 @@ def test_a_tile_washed_out_to_the_fills_colour_still_shows_a_pawn_leaving():
 
 def test_both_cells_of_a_move_read_together_give_the_truth(detector):
     """pawns_by_change reads the cell a pawn left and the one it reached together (seeds not taught on)."""
-    import numpy as np
-
     from assistant.vision.mats import mat_layout
 
     layout = mat_layout("forbidden-desert")
@@ -239,8 +237,7 @@ def test_both_cells_of_a_move_read_together_give_the_truth(detector):
         pairs = {}
         for before, after, _c, _w, key, _s0, _s1, _sil, h, k in move:
             cell = layout.cell(key)
-            pairs[key] = (before, after, fd.pawn_silhouette(np.asarray(cell.center_mm, float), h, k, cell),
-                          fd.pawn_crop_outside(h, k, cell), set(filter(None, truth0[("pawns", *key)].split("+"))))
+            pairs[key] = fd.cell_change(before, after, cell, h, k, filter(None, truth0[("pawns", *key)].split("+")))
         in_play = {c for slot, label in truth0.items() if slot[0] == "pawns" for c in label.split("+") if c}
         readings = fd.pawns_by_change(detector.pawn_colour, pairs, in_play)
         assert set(readings) == set(pairs)
@@ -253,7 +250,7 @@ def test_both_cells_of_a_move_read_together_give_the_truth(detector):
 def test_the_still_mean_averages_the_frames_since_the_last_restart():
     import numpy as np
 
-    from assistant.tracking.live import StillMean
+    from assistant.vision.motion import StillMean
 
     mean = StillMean(skip=1)
     with pytest.raises(ValueError, match="no still frame"):

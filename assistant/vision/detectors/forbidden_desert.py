@@ -32,7 +32,7 @@ import json
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, NamedTuple
 
 import cv2
 import numpy as np
@@ -300,13 +300,9 @@ class FDDetector:
         (:func:`pawns_by_change`)."""
         ref_frame, ref_h, ref_pawns = reference
         in_play = set().union(*ref_pawns.values()) if ref_pawns else None
-        pairs = {}
-        for key in tall:
-            cell = self.layout.cell(key)
-            shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
-            pairs[key] = (pawn_crop(ref_frame, ref_h, camera_matrix, cell), tall[key], shape,
-                          pawn_crop_outside(homography, camera_matrix, cell)
-                          | pawn_crop_outside(ref_h, camera_matrix, cell), set(ref_pawns.get(key, ())))
+        pairs = {key: cell_change(pawn_crop(ref_frame, ref_h, camera_matrix, self.layout.cell(key)), tall[key],
+                                  self.layout.cell(key), homography, camera_matrix, ref_pawns.get(key, ()), ref_h)
+                 for key in tall}
         return {("pawns", *key): r for key, r in pawns_by_change(self.pawn_colour, pairs, in_play).items()}
 
     def save(self, folder: str | Path) -> Path:
@@ -1068,11 +1064,32 @@ def read_pawn_change(model: "PawnPixels", before: np.ndarray, after: np.ndarray,
     colours in the game. The pawn's silhouette at the cell's centre (:func:`pawn_silhouette`)
     gives the pawn area and the outline cue; :func:`pawn_changes` finds the pawns that came or
     went and :func:`pawn_reading` joins them into a :class:`~...tracking.base.Reading`."""
-    had = set(had)
+    c = cell_change(before, after, cell, homography, camera_matrix, had)
+    return pawn_reading(c.had, pawn_changes(model, before, after, float(c.shape.sum()), c.had, in_play,
+                                            shape=c.shape, outside=c.outside))
+
+
+class CellChange(NamedTuple):
+    """One cell's change, as :func:`pawns_by_change` reads it (build it with :func:`cell_change`)."""
+
+    before: np.ndarray    #: :func:`pawn_crop` before, ``(64, 64, 3) uint8``
+    after: np.ndarray     #: :func:`pawn_crop` after, ``(64, 64, 3) uint8``
+    shape: np.ndarray     #: a pawn's silhouette there, ``(64, 64) bool`` (:func:`pawn_silhouette`)
+    outside: np.ndarray   #: where the crops hold the fill, ``(64, 64) bool`` (:func:`pawn_crop_outside`)
+    had: set              #: the colours on the cell before
+
+
+def cell_change(before: np.ndarray, after: np.ndarray, cell, homography: np.ndarray, camera_matrix: np.ndarray,
+                had: Iterable[str], before_homography: np.ndarray | None = None) -> CellChange:
+    """The :class:`CellChange` of ``cell`` (a :class:`~..mats.Cell`) from its :func:`pawn_crop`
+    crops ``(64, 64, 3) uint8``, cut through ``homography`` (mat mm -> px, 3x3; the crop before
+    through ``before_homography`` when it differs) and ``camera_matrix`` (3x3 intrinsics): the
+    pawn's silhouette at the cell's centre and the fill of either crop."""
     shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
     outside = pawn_crop_outside(homography, camera_matrix, cell)
-    return pawn_reading(had, pawn_changes(model, before, after, float(shape.sum()), had, in_play, shape=shape,
-                                          outside=outside))
+    if before_homography is not None and not np.array_equal(before_homography, homography):
+        outside = outside | pawn_crop_outside(before_homography, camera_matrix, cell)
+    return CellChange(before, after, shape, outside, set(had))
 
 
 def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] | None = None) -> dict:
@@ -1083,10 +1100,9 @@ def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] 
     ----------
     model : PawnPixels
         With its :class:`ChangeBlobs`.
-    pairs : dict cell key -> (before, after, shape, outside, had)
-        Per cell its :func:`pawn_crop` crops ``(64, 64, 3) uint8`` before and after, a pawn's
-        silhouette there ``(64, 64) bool`` (:func:`pawn_silhouette`), where the crops hold the
-        fill ``(64, 64) bool`` (:func:`pawn_crop_outside`) and the set of colours on it before.
+    pairs : dict cell key -> CellChange
+        Per cell its crops before and after, a pawn's silhouette there, where the crops hold the
+        fill and the colours on it before (:func:`cell_change`; a plain tuple in that order will do).
     in_play : iterable of str, optional
         The colours in the game (default: those in ``had`` of some cell, or all when none).
 
@@ -1099,29 +1115,31 @@ def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] 
         that cell is among ``pairs``); when that cell's own reading then sees it leave, the
         leaving is at least ``PAIR_STRENGTH_SHARE`` times as strong as the arrival.
     """
+    cells = {key: CellChange(*p) for key, p in pairs.items()}
     if in_play is None:
-        in_play = set().union(*(p[4] for p in pairs.values())) if pairs else set()
-        in_play = set(in_play) or None
-    where = {c: key for key, p in pairs.items() for c in p[4]}
-    args = {key: (before, after, float(shape.sum()), set(had), in_play)
-            for key, (before, after, shape, _outside, had) in pairs.items()}
-    shapes = {key: p[2] for key, p in pairs.items()}
-    outside = {key: p[3] for key, p in pairs.items()}
-    changes = {key: pawn_changes(model, *a, shape=shapes[key], outside=outside[key]) for key, a in args.items()}
+        in_play = set().union(*(c.had for c in cells.values())) or None
+
+    def read(key, prior=None) -> list[tuple]:
+        c = cells[key]
+        return pawn_changes(model, c.before, c.after, float(c.shape.sum()), c.had, in_play, prior, c.shape,
+                            c.outside)
+
+    where = {colour: key for key, c in cells.items() for colour in c.had}
+    changes = {key: read(key) for key in cells}
     priors: dict = {}
     for key, found in changes.items():
         for (came, strength), _went in found:
             src = where.get(came)
-            if came and strength >= PAIR_STRENGTH and src in args and src != key:
+            if came and strength >= PAIR_STRENGTH and src in cells and src != key:
                 priors.setdefault(src, {})[("-", came)] = PAIR_PRIOR * strength
     for key, prior in priors.items():
-        found = pawn_changes(model, *args[key], prior=prior, shape=shapes[key], outside=outside[key])
         # its own cell saw it go too: the two readings back each other (a pawn on a tile of
         # its own colour changes few pixels when it leaves)
         changes[key] = [((c, sc), (w, max(sw, PAIR_STRENGTH_SHARE * prior[("-", w)] / PAIR_PRIOR)
-                                   if ("-", w) in prior else sw)) for (c, sc), (w, sw) in found]
-    return {key: pawn_reading(args[key][3], found, tile_changed(model, *args[key][:3], outside=outside[key]))
-            for key, found in changes.items()}
+                                   if ("-", w) in prior else sw)) for (c, sc), (w, sw) in read(key, prior)]
+    return {key: pawn_reading(c.had, changes[key],
+                              tile_changed(model, c.before, c.after, float(c.shape.sum()), c.outside))
+            for key, c in cells.items()}
 
 
 def _balanced_pair(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

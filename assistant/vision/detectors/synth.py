@@ -31,6 +31,7 @@ import numpy as np
 
 from ...games.forbidden_desert.components import TILE_IDS
 from ..mats import mat_layout
+from ..motion import StillMean
 from ..render.art import size_mm
 from ..render.camera import look_at_mat
 from ..render.desert import ProceduralArt, pawn_piece, sand_pieces, storm_card_piece, tile_piece
@@ -243,14 +244,14 @@ def pawn_moves(seed: int, count: int, which: str = "train", images=None, size=(1
 
 def _still(renderer, scene, light, settings, seed: int, frames: int) -> np.ndarray:
     """One still moment: the mean of ``frames`` renders of ``scene`` (seeds ``seed``,
-    ``seed + 100003``, ...), ``(H, W, 3) uint8``."""
+    ``seed + 100003``, ...), ``(H, W, 3) uint8``, averaged as the live loop does
+    (:class:`~..motion.StillMean`)."""
     if frames <= 1:
         return renderer.render(scene, lighting=light, settings=settings, seed=seed).image
-    total = None
+    still = StillMean(skip=0)
     for j in range(frames):
-        img = renderer.render(scene, lighting=light, settings=settings, seed=seed + 100003 * j).image
-        total = img.astype(np.float32) if total is None else total + img
-    return np.clip(total / frames + 0.5, 0, 255).astype(np.uint8)
+        still.add(renderer.render(scene, lighting=light, settings=settings, seed=seed + 100003 * j).image)
+    return still.mean()
 
 
 def other_changes(seed: int, count: int, which: str = "train", images=None, size=(1280, 720)) -> Iterator[tuple]:
