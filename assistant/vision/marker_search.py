@@ -44,10 +44,12 @@ CANON = (6 + 2 * QUIET) * MODULE_PX
 #: 20 px marker), ``("disc", radius)`` (a defocused lens), ``("motion", length, angle_deg)``
 BLURS = ((("none", 0.0),) + tuple(("gauss", s) for s in (0.25, 0.45, 0.65, 0.85, 1.05, 1.3))
          + tuple(("disc", r) for r in (0.5, 0.7, 0.9, 1.1))
-         + tuple(("motion", n, a) for n in (1.5, 2.5, 3.5) for a in (0, 45, 90, 135)))
+         + tuple(("motion", n, a) for n in (1.5, 2.5, 3.5, 5.0, 7.0) for a in (0, 45, 90, 135)))
 MIN_SCORE = 0.8                #: normalised cross-correlation a read candidate must reach
 MIN_MARGIN = 0.08               #: ... and by which it must beat every other id and turn
 MIN_SIDE_PX = 7.0               #: smaller candidates are not read
+LIKE_SCORE = 0.7                #: a quad this like a marker picture counts as a marker when measuring a frame
+PER_ID = 3                      #: best places kept per id (the mat's geometry chooses among them)
 
 
 def small_marker_detector() -> cv2.aruco.ArucoDetector:
@@ -87,12 +89,14 @@ _INNER = _inner_mask()
 
 @lru_cache(maxsize=1)
 def _bank() -> tuple[np.ndarray, np.ndarray]:
-    """Zero-mean unit-norm canonical pictures of every mat marker: ``(ids, blurs, CANON**2)``
-    float32, and the matching ``(len(MAT_IDS),)`` ids."""
+    """Zero-mean unit-norm canonical pictures, ``(len(MAT_IDS) + 1, len(BLURS), P) float32``
+    over the compared pixels: every mat marker, then a plain black square of the marker's size
+    (the *blob*: what any dark square looks like, blurred the same), and the ``(len(MAT_IDS),)`` ids."""
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, ARUCO_DICTIONARY))
-    out = np.empty((len(MAT_IDS), len(BLURS), int(_INNER.sum())), np.float32)
-    for i, marker_id in enumerate(MAT_IDS):
-        img = cv2.aruco.generateImageMarker(dictionary, marker_id, 6 * MODULE_PX, borderBits=1)
+    out = np.empty((len(MAT_IDS) + 1, len(BLURS), int(_INNER.sum())), np.float32)
+    pictures = [cv2.aruco.generateImageMarker(dictionary, marker_id, 6 * MODULE_PX, borderBits=1) for marker_id in MAT_IDS]
+    pictures.append(np.zeros((6 * MODULE_PX, 6 * MODULE_PX), np.uint8))
+    for i, img in enumerate(pictures):
         img = cv2.copyMakeBorder(img, *([QUIET * MODULE_PX] * 4), cv2.BORDER_CONSTANT, value=255).astype(np.float32)
         for j, spec in enumerate(BLURS):
             out[i, j] = _normalise(blurred(img, spec).ravel()[_INNER])
@@ -186,11 +190,17 @@ def candidate_scores(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np
         The index in :data:`BLURS` of each best score's template blur.
     quad : (4, 2) float32
         The quad in clockwise order (the one the turns roll).
+
+    A plain dark square blurred enough matches any marker picture about as well as a marker:
+    each score is therefore lowered to at most its picture's lead over the blob (a plain black
+    square blurred the same, :func:`_bank`) plus :data:`MIN_SCORE`, so a quad that looks no more
+    like a marker than like a blob never reaches :data:`MIN_SCORE` with a :data:`MIN_MARGIN` lead.
     """
     q = _clockwise(quad)
     bank, _ids = _bank()
     views = np.stack([_normalise(canonical_view(gray, np.roll(q, -k, axis=0)).ravel()[_INNER]) for k in range(4)])
-    scores = np.einsum("ibp,kp->ibk", bank, views)                                   # (I, B, 4)
+    raw = np.einsum("ibp,kp->ibk", bank, views)                                      # (I + 1, B, 4)
+    scores = np.minimum(raw[:-1], raw[:-1] - raw[-1:] + MIN_SCORE)
     return scores.max(axis=1), scores.argmax(axis=1), q
 
 
@@ -201,11 +211,32 @@ def known_marker(gray: np.ndarray, marker_id: int, corners: np.ndarray) -> Candi
     q = np.asarray(corners, np.float32).reshape(4, 2)
     if marker_id not in MAT_IDS:
         return CandidateRead(marker_id, q, 0.0, 0.0, BLURS[0])
-    bank, _ids = _bank()
-    view = _normalise(canonical_view(gray, q).ravel()[_INNER])
-    scores = bank[MAT_IDS.index(marker_id)] @ view
-    b = int(np.argmax(scores))
-    return CandidateRead(marker_id, q, float(scores[b]), 0.0, BLURS[b])
+    scores, which, _q = candidate_scores(gray, q)
+    row = MAT_IDS.index(marker_id)
+    turn = 0 if np.allclose(_q, q) else int(np.argmax(scores[row]))
+    return CandidateRead(marker_id, q, float(scores[row, turn]), 0.0, BLURS[int(which[row, turn])])
+
+
+def reread(gray: np.ndarray, quad: np.ndarray) -> CandidateRead | None:
+    """Read a quad ArUco decoded with loose parameters again, against every mat marker and turn:
+    the best must reach :data:`MIN_SCORE` and beat all others by :data:`MIN_MARGIN` (a soft
+    marker's bits can decode as another id; its picture does not match another's).
+
+    Returns
+    -------
+    CandidateRead or None
+        Its id and corners (TL first) when read, else None.
+    """
+    if _side(quad) < MIN_SIDE_PX:
+        return None
+    scores, which, q = candidate_scores(gray, quad)
+    flat = scores.ravel()
+    order = np.argsort(-flat)
+    top, second = float(flat[order[0]]), float(flat[order[1]])
+    if top < MIN_SCORE or top - second < MIN_MARGIN:
+        return None
+    i, k = np.unravel_index(int(order[0]), scores.shape)
+    return CandidateRead(MAT_IDS[i], np.roll(q, -k, axis=0), top, top - second, BLURS[int(which[i, k])])
 
 
 def read_expected(gray: np.ndarray, quad: np.ndarray, marker_id: int) -> CandidateRead | None:
@@ -230,14 +261,17 @@ def read_expected(gray: np.ndarray, quad: np.ndarray, marker_id: int) -> Candida
     return CandidateRead(marker_id, q, top, top - others, BLURS[int(which[row, 0])])
 
 
-def read_candidates(gray: np.ndarray, quads: list[np.ndarray], found: dict[int, np.ndarray]) -> list[CandidateRead]:
+def read_candidates(gray: np.ndarray, quads: list[np.ndarray], found: dict[int, np.ndarray],
+                    game: str | None = None) -> list[CandidateRead]:
     """Read unread candidate quads as the mat markers still missing.
 
-    The mat is the game most of ``found`` belongs to, else the game whose markers the candidates
-    match best (most candidates reading one of its ids above :data:`MIN_SCORE`). Each missing id
+    The mat is the game with most votes: one per marker of ``found`` and one per candidate whose
+    best match (above :data:`MIN_SCORE`) is one of its ids. Each missing id
     of that mat takes the candidate matching it best, when that match reaches
     :data:`MIN_SCORE` and beats every other turn and every other id of the same mat by
-    :data:`MIN_MARGIN` (ids of the other mats are not in the picture once the mat is known).
+    :data:`MIN_MARGIN` (ids of the other mats are not in the picture once the mat is known); the
+    :data:`PER_ID` best such places are kept (a Scout Pennant forest can look like a marker: the
+    mat's geometry, in :func:`~.registration.register`, chooses).
 
     Parameters
     ----------
@@ -246,27 +280,30 @@ def read_candidates(gray: np.ndarray, quads: list[np.ndarray], found: dict[int, 
         Candidates (px), e.g. ArUco's rejected quads; those smaller than :data:`MIN_SIDE_PX` are skipped.
     found : dict id -> (4, 2)
         Markers already read.
+    game : str, optional
+        The mat, when known (then no vote).
 
     Returns
     -------
     list of CandidateRead
-        At most one per missing id, each with its candidate's corners (not yet refined).
+        Up to :data:`PER_ID` per missing id, best first, each with its candidate's corners (not
+        yet refined).
     """
     quads = [q for q in quads if _side(q) >= MIN_SIDE_PX]
     if not quads:
         return []
     table = [candidate_scores(gray, q) for q in quads]
     ids = np.array(MAT_IDS)
-    games = [g for g in (game_of_marker(i) for i in found) if g]
-    if games:
-        game = max(set(games), key=games.count)
-    else:
-        votes: dict[str, int] = {}
-        for scores, _b, _q in table:
-            i, _k = np.unravel_index(int(np.argmax(scores)), scores.shape)
-            if scores[i].max() >= MIN_SCORE:
-                g = game_of_marker(int(ids[i]))
-                votes[g] = votes.get(g, 0) + 1
+    votes: dict[str, int] = {}
+    for g in (game_of_marker(i) for i in found):
+        if g:
+            votes[g] = votes.get(g, 0) + 1
+    for scores, _b, _q in table:
+        i, _k = np.unravel_index(int(np.argmax(scores)), scores.shape)
+        if scores[i].max() >= MIN_SCORE:
+            g = game_of_marker(int(ids[i]))
+            votes[g] = votes.get(g, 0) + 1
+    if game is None:
         if not votes:
             return []
         game = max(votes, key=votes.get)
@@ -276,16 +313,15 @@ def read_candidates(gray: np.ndarray, quads: list[np.ndarray], found: dict[int, 
         if marker_id in found:
             continue
         row = int(np.flatnonzero(ids == marker_id)[0])
-        best = None
+        reads = []
         for scores, blur, q in table:
             k = int(np.argmax(scores[row]))
             top = float(scores[row, k])
             rivals = np.concatenate([np.delete(scores[row], k), scores[own & (ids != marker_id)].ravel()])
             margin = top - float(rivals.max())
-            if top >= MIN_SCORE and margin >= MIN_MARGIN and (best is None or top > best.score):
-                best = CandidateRead(marker_id, np.roll(q, -k, axis=0), top, margin, BLURS[int(blur[row, k])])
-        if best is not None:
-            out.append(best)
+            if top >= MIN_SCORE and margin >= MIN_MARGIN:
+                reads.append(CandidateRead(marker_id, np.roll(q, -k, axis=0), top, margin, BLURS[int(blur[row, k])]))
+        out += sorted(reads, key=lambda r: -r.score)[:PER_ID]
     return out
 
 
@@ -390,7 +426,9 @@ def survey(gray: np.ndarray, found: dict[int, np.ndarray], candidates: list[np.n
     found : dict id -> (4, 2)
         Markers read (their sizes are the surest).
     candidates : list of (4, 2)
-        Rejected quads; the four largest dark squares among them stand for markers not read.
+        Rejected quads; the largest of those that look like a mat marker (correlation with one of
+        their pictures of at least :data:`LIKE_SCORE`, or a dark square on a light ground) stand
+        for the markers not read (the markers are the largest squares a mat prints).
 
     Returns
     -------
@@ -398,8 +436,13 @@ def survey(gray: np.ndarray, found: dict[int, np.ndarray], candidates: list[np.n
     """
     quads = list(found.values())
     if len(quads) < 4:
-        dark = sorted((q for q in candidates if _side(q) >= 4.0 and _dark_square(gray, q)), key=_side, reverse=True)
-        quads += dark[: 4 - len(quads)]
+        like = []
+        for q in candidates:
+            if _side(q) >= 4.0:
+                score = float(candidate_scores(gray, q)[0].max())
+                if score >= LIKE_SCORE or _dark_square(gray, q):
+                    like.append((score, q))
+        quads += [q for _s, q in sorted(like, key=lambda sq: -_side(sq[1]))[: 4 - len(quads)]]
     if not quads:
         return Survey()
     blurs = []

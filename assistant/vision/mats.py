@@ -5,7 +5,10 @@ A mat is the printed sheet the game is played on. Four ArUco markers (dictionary
 least one module; their ids tell which game's mat is on the table (Forbidden Desert 0-3,
 Discovery Island 4-7, Scout Pennant 8-11, in the order top-left, top-right, bottom-right,
 bottom-left). Inside lie the cells: a 5x5 square grid plus a place for the drawn storm card
-(Forbidden Desert) or a flat-topped hex lattice (the other two games).
+(Forbidden Desert) or a flat-topped hex lattice (the other two games). The hex mats also print
+two strips of colour references in the band (:class:`Reference`: paper white, greys, the kit's
+black and inks), which the kit detectors read to take the light and the camera's colour
+pipeline out of each frame (:mod:`.colour_refs`).
 
 Everything here is millimetres in mat coordinates (see the package note); nothing depends on
 a camera. :func:`mat_layout` gives the layout of each game.
@@ -70,6 +73,63 @@ class Edge:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A printed colour reference: a square patch of known ink in the band round the play area.
+
+    ``name`` says what it stands for (``"white"``, ``"grey50"``, a terrain or pawn colour),
+    ``rect_mm`` is ``(x0, y0, x1, y1)`` in mat mm and ``bgr`` the sRGB ink it is printed with
+    (0-255, the same values the kit's art uses, so the camera shows each piece's colour beside
+    the patch printed with it).
+    """
+
+    name: str
+    rect_mm: tuple[float, float, float, float]
+    bgr: tuple[int, int, int]
+
+
+#: neutral patches of every reference strip: paper white, three greys, the kit's black
+NEUTRALS: tuple[tuple[str, tuple[int, int, int]], ...] = (
+    ("white", (255, 255, 255)), ("grey75", (191, 191, 191)), ("grey50", (128, 128, 128)),
+    ("grey25", (64, 64, 64)), ("black", (30, 30, 30)))
+#: the kit inks each game's mat prints beside the neutrals (the values of the kits' art:
+#: ``kits.discovery_island.TERRAIN_BGR`` / ``NUMBER_INK`` and ``kits.scout_pennant.PAWN_COLOURS``,
+#: checked equal by ``tests/vision/test_mats.py``)
+REFERENCE_INKS: dict[str, tuple[tuple[str, tuple[int, int, int]], ...]] = {
+    "discovery-island": (
+        ("open", (96, 208, 232)), ("jungle", (50, 118, 34)), ("mountain", (150, 108, 120)),
+        ("wetland", (190, 128, 40)), ("bush", (45, 112, 210)), ("checkpoint", (40, 210, 250)),
+        ("cache", (40, 40, 200)), ("ink:blue", (170, 70, 20)), ("ink:green", (40, 120, 20)),
+        ("ink:red", (30, 30, 180)), ("ink:orange", (0, 110, 220)), ("event", (30, 200, 250)),
+        ("shortcut", (50, 160, 40))),
+    "scout-pennant": (
+        ("red", (0, 94, 213)), ("blue", (178, 114, 0)), ("green", (115, 158, 0)), ("yellow", (66, 228, 240)),
+        ("purple", (167, 121, 204)), ("orange", (0, 159, 230)), ("forest", (40, 88, 34)),
+        ("forest:light", (70, 140, 62)), ("clearing", (200, 200, 200))),
+}
+REFERENCE_MM = 14.0          #: side of a reference patch
+REFERENCE_GAP_MM = 2.0       #: white paper between patches (the local white of each)
+
+
+def _references(game: str, width: float, height: float) -> tuple[Reference, ...]:
+    """Two strips of reference patches, one in the band above the play area and one, in the
+    other order, in the band below it, centred between the corner markers (a colour is thus
+    printed in two places, so glare or a shadow on one strip leaves the other)."""
+    if game not in REFERENCE_INKS:
+        return ()
+    inks = NEUTRALS + REFERENCE_INKS[game]
+    pitch = REFERENCE_MM + REFERENCE_GAP_MM
+    x_start = (width - (len(inks) * pitch - REFERENCE_GAP_MM)) / 2
+    y_top = MARKER_ZONE_MM / 2 - REFERENCE_MM / 2
+    y_bottom = height - MARKER_ZONE_MM / 2 - REFERENCE_MM / 2 + 3.0      # clear of the title line
+    out = []
+    for row, (y, order) in enumerate(((y_top, inks), (y_bottom, inks[::-1]))):
+        for i, (name, bgr) in enumerate(order):
+            x = x_start + i * pitch
+            out.append(Reference(name, (x, y, x + REFERENCE_MM, y + REFERENCE_MM), bgr))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class MatLayout:
     """A game's mat.
 
@@ -89,6 +149,9 @@ class MatLayout:
         markers and must stay empty during play (the motion gate watches it for arms).
     card_place_mm : (x0, y0, x1, y1) or None
         Where the drawn storm card lies face up (Forbidden Desert).
+    references : tuple of Reference
+        Printed colour references in the band (Discovery Island and Scout Pennant; see
+        :mod:`~.colour_refs`).
     cell_pitch_mm : float
         Square side, or hex circumradius.
     kind : str
@@ -104,6 +167,7 @@ class MatLayout:
     kind: str
     edges: tuple[Edge, ...] = ()
     card_place_mm: tuple[float, float, float, float] | None = None
+    references: tuple[Reference, ...] = ()
     _index: dict = field(default_factory=dict, compare=False, repr=False)
 
     def cell(self, key: tuple) -> Cell:
@@ -200,7 +264,8 @@ def discovery_island_mat(hex_mm: float = 25.0, cols: int = 9, rows: int = 7) -> 
     area = (z, z, z + 1.5 * s * (cols - 1) + 2 * s, z + SQRT3 * s * (rows + 0.5))
     width, height = area[2] + z, area[3] + z
     return MatLayout("discovery-island", (width, height), _markers("discovery-island", width, height),
-                     _hex_cells(centres, s), area, s, "hex", edges=_hex_edges(centres, s))
+                     _hex_cells(centres, s), area, s, "hex", edges=_hex_edges(centres, s),
+                     references=_references("discovery-island", width, height))
 
 
 def scout_pennant_mat(hex_mm: float = 28.0, radius: int = 4) -> MatLayout:
@@ -217,7 +282,8 @@ def scout_pennant_mat(hex_mm: float = 28.0, radius: int = 4) -> MatLayout:
     area = (z, z, z + 1.5 * s * 2 * radius + 2 * s, z + SQRT3 * s * (2 * radius + 1))
     width, height = area[2] + z, area[3] + z
     return MatLayout("scout-pennant", (width, height), _markers("scout-pennant", width, height),
-                     _hex_cells(centres, s), area, s, "hex", edges=_hex_edges(centres, s))
+                     _hex_cells(centres, s), area, s, "hex", edges=_hex_edges(centres, s),
+                     references=_references("scout-pennant", width, height))
 
 
 def grid_mat(rows: int, cols: int, width_mm: float = 100.0 * 8, height_mm: float | None = None) -> MatLayout:
@@ -247,7 +313,8 @@ def grid_over(layout: MatLayout, rows: int, cols: int) -> MatLayout:
             cells.append(Cell((r, c), (ax + pitch_x / 2, ay + pitch_y / 2),
                               ((ax, ay), (ax + pitch_x, ay), (ax + pitch_x, ay + pitch_y), (ax, ay + pitch_y))))
     return MatLayout(layout.game, layout.size_mm, layout.markers, tuple(cells), layout.play_area_mm,
-                     min(pitch_x, pitch_y), "square", card_place_mm=layout.card_place_mm)
+                     min(pitch_x, pitch_y), "square", card_place_mm=layout.card_place_mm,
+                     references=layout.references)
 
 
 MATS = {"forbidden-desert": forbidden_desert_mat, "discovery-island": discovery_island_mat,

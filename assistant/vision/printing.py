@@ -76,7 +76,8 @@ def draw_mat(layout: MatLayout, px_per_mm: float, labels: bool = True) -> np.nda
     -------
     (H, W, 3) uint8 BGR
         ``H = round(height_mm * px_per_mm)``, ``W`` likewise; white paper, black markers
-        (each with its quiet zone left white), grey cell outlines.
+        (each with its quiet zone left white), grey cell outlines, the colour reference
+        patches (:attr:`~.mats.MatLayout.references`) in their inks.
     """
     ppm = px_per_mm
     w_mm, h_mm = layout.size_mm
@@ -93,6 +94,12 @@ def draw_mat(layout: MatLayout, px_per_mm: float, labels: bool = True) -> np.nda
             key = ",".join(str(k) for k in cell.key)
             cx, cy = cell.center_mm
             _text(img, key, (cx - 1.2 * len(key), cy + layout.cell_pitch_mm * 0.42 - 1.0), ppm, 2.5, LINE)
+    for ref in layout.references:
+        x0, y0, x1, y1 = ref.rect_mm
+        cv2.rectangle(img, (_px(x0, ppm), _px(y0, ppm)), (_px(x1, ppm) - 1, _px(y1, ppm) - 1), ref.bgr, -1)
+    if layout.references and labels:
+        x0, y0 = layout.references[0].rect_mm[:2]
+        _text(img, "colour references: keep uncovered and clean", (x0, y0 - 2.0), ppm, 2.5, LINE)
     if layout.card_place_mm:
         x0, y0, x1, y1 = layout.card_place_mm
         cv2.rectangle(img, (_px(x0, ppm), _px(y0, ppm)), (_px(x1, ppm), _px(y1, ppm)), CARD_COLOUR, thick * 2)

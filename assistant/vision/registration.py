@@ -13,17 +13,20 @@ of the truth at any in-plane rotation (F2).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from .marker_search import blur_px, known_marker, read_candidates, read_expected, refine_corners, small_marker_detector, survey
-from .mats import ARUCO_DICTIONARY, MatLayout
+from .marker_search import (CandidateRead, blur_px, known_marker, read_candidates, read_expected, refine_corners,
+                            reread, small_marker_detector, survey)
+from .mats import ARUCO_DICTIONARY, FIRST_MARKER_ID, MatLayout, game_of_marker, mat_layout
 
 MIN_MARKERS = 3
 RANSAC_PX = 3.0
+FIT_SHARE = 0.2         #: a marker corner further than this share of the markers' side from the fit is off
 BUMP_PX = 2.0          #: a play-area corner moving further than this between registrations is a bump
 JITTER_PX = 0.5        #: smaller moves are detection noise and keep the previous homography
 
@@ -59,33 +62,42 @@ MAX_SMEAR_PX = 5.0
 
 class Markers(dict):
     """Marker id -> ``(4, 2) float32`` image corners, as :func:`detect_markers` found them; a
-    plain ``dict`` with three more attributes: ``candidates`` (the quads ArUco rejected, image
-    px), ``gray`` (the frame searched) and ``thorough`` (the search's flag), so :func:`register`
-    can look for the missing markers where the others put them and say why a board was not found."""
+    plain ``dict`` with four more attributes: ``alternates`` (id -> other places the same id was
+    read, e.g. a forest tile read as a marker beside the true one), ``candidates`` (the quads
+    ArUco rejected, image px), ``gray`` (the frame searched) and ``thorough`` (the search's flag),
+    so :func:`register` can choose the places that fit the mat together, look for the missing
+    markers where the others put them and say why a board was not found."""
 
     candidates: list
     gray: np.ndarray | None
     thorough: bool
+    alternates: dict
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.candidates = []
         self.gray = None
         self.thorough = False
+        self.alternates = {}
 
 
 def _find(gray: np.ndarray, detector: cv2.aruco.ArucoDetector, scale: float = 1.0,
-          rejected: list | None = None) -> dict[int, np.ndarray]:
+          rejected: list | None = None, every: bool = False) -> dict:
+    """ArUco's markers in ``gray`` (coordinates divided by ``scale``): id -> corners, the larger
+    instance of a repeated id (``every``: id -> list of every instance); rejected quads are
+    appended to ``rejected``."""
     corners, ids, rej = detector.detectMarkers(gray)
     if rejected is not None:
         rejected += [np.asarray(q, np.float32).reshape(4, 2) / scale for q in rej]
-    out: dict[int, np.ndarray] = {}
+    out: dict = {}
     if ids is None:
         return out
     for quad, marker_id in zip(corners, ids.ravel()):
         pts = quad.reshape(4, 2).astype(np.float32) / scale
         key = int(marker_id)
-        if key not in out or cv2.contourArea(pts) > cv2.contourArea(out[key]):
+        if every:
+            out.setdefault(key, []).append(pts)
+        elif key not in out or cv2.contourArea(pts) > cv2.contourArea(out[key]):
             out[key] = pts
     return out
 
@@ -119,6 +131,8 @@ def detect_markers(gray: np.ndarray, detector: cv2.aruco.ArucoDetector, thorough
        30-40 px markers too soft for the adaptive threshold (field report F1);
     3. (``thorough``) the frame enlarged :data:`ENLARGE` times, with parameters for small and
        soft markers (:func:`~.marker_search.small_marker_detector`), plain and unsharp-masked;
+    a marker these passes decode is read again against the mats' known pictures
+    (:func:`~.marker_search.reread`: loose parameters can decode a soft marker as another id);
     then every marker that looks blurred beyond :data:`SOFT_PX` (the blur of the known picture
     it matches best, :func:`~.marker_search.known_marker`) has its corners refined by aligning
     that picture to the frame (:func:`~.marker_search.refine_corners`): a soft marker's outline,
@@ -149,31 +163,64 @@ def detect_markers(gray: np.ndarray, detector: cv2.aruco.ArucoDetector, thorough
     if gray.ndim == 3:
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
     rejected: list[np.ndarray] = []
-    out = Markers(_find(gray, detector, rejected=rejected))
-    out.gray = gray
-    later: dict[int, np.ndarray] = {}
-    if len(out) < MAT_MARKERS:
-        later.update(_find(unsharp(gray), detector))
-    if len(out) + len(set(later) - set(out)) < MAT_MARKERS and thorough:
+    seen: dict[int, list[np.ndarray]] = {}
+    _add(seen, _find(gray, detector, rejected=rejected))
+    first = set(seen)
+    if _fitting(seen) < MAT_MARKERS:
+        _add(seen, _find(unsharp(gray), detector))
+    if _fitting(seen) < MAT_MARKERS and thorough:
         small = _small_detector()
         big = cv2.resize(gray, None, fx=ENLARGE, fy=ENLARGE, interpolation=cv2.INTER_CUBIC)
         for img in (big, unsharp(big, 1.5 * ENLARGE, 1.5)):
-            if len(out) + len(set(later) - set(out)) >= MAT_MARKERS:
+            if _fitting(seen) >= MAT_MARKERS:
                 break
-            for key, pts in _find(img, small, ENLARGE, rejected).items():
-                later.setdefault(key, pts)
-    for key, pts in later.items():
-        out.setdefault(key, pts)
-    for key in list(out):               # a soft marker's outline lies a pixel or two inside: align its picture
-        known = known_marker(gray, key, out[key])
-        if sum(blur_px(known.blur, _quad_side(out[key]))) > SOFT_PX:
-            out[key] = refine_corners(gray, known)
-    if len(out) < MAT_MARKERS and thorough:
-        for read in read_candidates(gray, [q for q in rejected if _new_quad(q, out)], out):
-            out[read.marker_id] = refine_corners(gray, read)
-    out.candidates = rejected
-    out.thorough = thorough
+            _add(seen, _find(img, small, ENLARGE, rejected, every=True))
+    checked: dict[int, list[np.ndarray]] = {}
+    for key, quads in seen.items():
+        for quad in quads:
+            if key in first:               # the first pass reads with ArUco's own strict parameters
+                known = known_marker(gray, key, quad)
+            else:                          # the loose passes' bits can decode a soft marker as another id
+                known = reread(gray, quad)
+                if known is None:
+                    rejected.append(quad)
+                    continue
+            soft = sum(blur_px(known.blur, _quad_side(quad))) > SOFT_PX or key not in first
+            # a soft marker's outline lies a pixel or two inside: align its picture
+            _add(checked, {known.marker_id: refine_corners(gray, known) if soft else quad})
+    seen = checked
+    if _fitting(seen) < MAT_MARKERS and thorough:
+        fresh = [q for q in rejected if all(_new_quad(q, {0: x}) for xs in seen.values() for x in xs)]
+        fitting = _fit_set(seen)
+        for read in read_candidates(gray, fresh, fitting or {k: v[0] for k, v in seen.items()}):
+            _add(seen, {read.marker_id: refine_corners(gray, read)})
+    out = Markers({key: quads[0] for key, quads in seen.items()})
+    out.alternates = {key: quads[1:] for key, quads in seen.items() if len(quads) > 1}
+    out.gray, out.candidates, out.thorough = gray, rejected, thorough
     return out
+
+
+def _add(seen: dict[int, list[np.ndarray]], found: dict[int, np.ndarray | list]) -> None:
+    """Add markers to ``seen`` (id -> instances), each instance once (another place counts anew)."""
+    for key, quads in found.items():
+        for quad in (quads if isinstance(quads, list) else [quads]):
+            have = seen.setdefault(key, [])
+            if all(_new_quad(quad, {0: q}) for q in have):
+                have.append(np.asarray(quad, np.float32).reshape(4, 2))
+
+
+def _fit_set(seen: dict[int, list[np.ndarray]]) -> dict[int, np.ndarray]:
+    """The markers of the commonest mat among ``seen`` that fit that mat's default layout together."""
+    games = [g for g in (game_of_marker(k) for k in seen) if g]
+    if not games:
+        return {}
+    layout = mat_layout(max(set(games), key=games.count))
+    return _consistent({k: v for k, v in seen.items() if k in {m.id for m in layout.markers}}, layout)
+
+
+def _fitting(seen: dict[int, list[np.ndarray]]) -> int:
+    """How many markers of the commonest mat among ``seen`` fit that mat's default layout together."""
+    return len(_fit_set(seen))
 
 
 @dataclass(frozen=True)
@@ -214,8 +261,10 @@ def register(markers: dict[int, np.ndarray], layout: MatLayout) -> Registration 
 
     ``cv2.findHomography`` with RANSAC (:data:`RANSAC_PX`) over every corner; a marker with more
     than one corner off the fit (read in the wrong place) is left out and the rest refitted.
-    With two or three of the layout's markers in a thorough :class:`Markers`, the missing ones
-    are first looked for where those put them (:func:`predicted_markers`).
+    With fewer than four of the layout's markers fitting in a thorough :class:`Markers`, the
+    quads read as another mat's markers or not read at all are read again as this mat's
+    (:func:`~.marker_search.read_candidates`), and the missing ones are looked for where the
+    others put them (:func:`predicted_markers`).
 
     Parameters
     ----------
@@ -232,9 +281,21 @@ def register(markers: dict[int, np.ndarray], layout: MatLayout) -> Registration 
         "2 of 4 markers seen: the mat is too small or too far in the picture (its markers measure
         about 14 px, at least 20 px are needed): ...".
     """
-    found = {m.id: np.asarray(markers[m.id], np.float32).reshape(4, 2) for m in layout.markers if m.id in markers}
+    alternates = getattr(markers, "alternates", {})
+    found = {m.id: [np.asarray(markers[m.id], np.float32).reshape(4, 2)] + list(alternates.get(m.id, []))
+             for m in layout.markers if m.id in markers}
     found = _consistent(found, layout)
-    if 2 <= len(found) < len(layout.markers) and getattr(markers, "thorough", False):
+    thorough = getattr(markers, "thorough", False) and getattr(markers, "gray", None) is not None
+    if len(found) < len(layout.markers) and thorough and layout.game in FIRST_MARKER_ID:
+        # read again, as this mat's markers only: quads read as another mat's, and unread ones
+        quads = [np.asarray(q, np.float32) for k, q in markers.items() if k not in found]
+        quads += [q for k, qs in alternates.items() if k not in found for q in qs]
+        quads += [q for q in getattr(markers, "candidates", []) if _new_quad(q, found)]
+        pool = {k: [q] for k, q in found.items()}
+        for read in read_candidates(markers.gray, quads, found, game=layout.game):
+            _add(pool, {read.marker_id: refine_corners(markers.gray, read)})
+        found = _consistent(pool, layout)
+    if 2 <= len(found) < len(layout.markers) and thorough:
         found.update(predicted_markers(markers, layout, found))
         found = _consistent(found, layout)
     used = [m.id for m in layout.markers if m.id in found]
@@ -251,31 +312,42 @@ def register(markers: dict[int, np.ndarray], layout: MatLayout) -> Registration 
     return Registration(homography, tuple(used), rms)
 
 
-def _consistent(found: dict[int, np.ndarray], layout: MatLayout) -> dict[int, np.ndarray]:
-    """``found`` without the markers read in the wrong place: with three or more, a RANSAC
-    homography (:data:`RANSAC_PX`) over every corner, and a marker with more than one corner
-    off it is left out."""
-    if len(found) < MIN_MARKERS:
-        return found
-    ids = [m.id for m in layout.markers if m.id in found]
-    src = np.concatenate([np.array(m.corners_mm, np.float32) for m in layout.markers if m.id in found])
-    dst = np.concatenate([found[i] for i in ids])
-    h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, RANSAC_PX)
+def _consistent(found: dict[int, np.ndarray | list], layout: MatLayout) -> dict[int, np.ndarray]:
+    """``found`` (id -> corners, or a list of places the id was read) without the markers read
+    in the wrong place: with three or more ids, a RANSAC homography over every corner of every
+    place (threshold :data:`RANSAC_PX` or :data:`FIT_SHARE` of the
+    markers' side, whichever is larger: a lens left uncalibrated bends the mat by a few pixels,
+    a marker read in the wrong place is off by more than its side); each id keeps the place with
+    the most corners on it, if at least three, else it is left out."""
+    pool = [(m.id, np.asarray(q, np.float32).reshape(4, 2), np.array(m.corners_mm, np.float32))
+            for m in layout.markers if m.id in found for q in (found[m.id] if isinstance(found[m.id], list) else [found[m.id]])]
+    if len({i for i, _q, _m in pool}) < MIN_MARKERS:     # too few to check: the first place of each
+        return {i: q for i, q, _m in reversed(pool)}
+    src = np.concatenate([m for _i, _q, m in pool])
+    dst = np.concatenate([q for _i, q, _m in pool])
+    side = float(np.median([_quad_side(q) for _i, q, _m in pool]))
+    h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, max(RANSAC_PX, FIT_SHARE * side))
     if h is None:
         return {}
-    good = inliers.reshape(len(ids), 4).sum(axis=1) >= 3
-    return {i: found[i] for i, g in zip(ids, good) if g}
+    counts = inliers.reshape(len(pool), 4).sum(axis=1)
+    out: dict[int, tuple[int, np.ndarray]] = {}
+    for (i, q, _m), n in zip(pool, counts):
+        if n >= 3 and (i not in out or n > out[i][0]):
+            out[i] = (int(n), q)
+    return {i: q for i, (_n, q) in out.items()}
 
 
 def predicted_markers(markers: "Markers", layout: MatLayout, found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
     """The layout's markers not found, read where the found ones put them.
 
-    A homography fitted to the found markers' corners (two markers are enough to place the
-    rest within a few pixels) predicts each missing marker's quad; the frame there is compared
-    with that marker's known picture (:func:`~.marker_search.candidate_scores`) and, when it is
-    that marker (:data:`~.marker_search.MIN_SCORE`, clear of its other turns), its corners are
-    refined against the picture. For a marker whose outline ArUco did not even see (a blur of
-    sigma 3 px on a 20 px marker).
+    A homography fitted to the found markers' corners predicts each missing marker's quad (two
+    markers place the rest within a fraction of a marker's side); from there, and from every
+    rejected quad whose centre lies within 0.8 of a side of it, the marker's known picture is
+    aligned to the frame (:func:`~.marker_search.refine_corners`, blurred as the found markers
+    look) and compared with it (:func:`~.marker_search.read_expected`); the best place that is
+    that marker (:data:`~.marker_search.MIN_SCORE`, clear of its other turns) is kept. For a
+    marker whose outline ArUco did not see or could not read (a blur of sigma 3 px on a 20 px
+    marker, the far side of a tilted mat).
 
     Returns
     -------
@@ -288,23 +360,45 @@ def predicted_markers(markers: "Markers", layout: MatLayout, found: dict[int, np
     if h is None:
         return {}
     out = {}
+    gray = markers.gray
+    blur = Counter(known_marker(gray, k, q).blur for k, q in found.items()).most_common(1)[0][0]
     for m in layout.markers:
         if m.id in found:
             continue
         quad = cv2.perspectiveTransform(np.array(m.corners_mm, np.float64).reshape(-1, 1, 2), h).reshape(4, 2)
-        read = read_expected(markers.gray, quad.astype(np.float32), m.id)
-        if read is not None:
-            out[m.id] = refine_corners(markers.gray, read)
+        quad = quad.astype(np.float32)
+        side = _quad_side(quad)
+        tries = [quad] + [q for q in getattr(markers, "candidates", [])
+                          if np.linalg.norm(q.mean(axis=0) - quad.mean(axis=0)) < 0.8 * side]
+        best = None
+        for q in tries:
+            q = _turned_like(q, quad)
+            start = CandidateRead(m.id, q, 0.0, 0.0, blur)
+            read = read_expected(gray, refine_corners(gray, start), m.id)
+            if read is not None and (best is None or read.score > best.score):
+                best = read
+        if best is not None:
+            out[m.id] = refine_corners(gray, best)
     return out
+
+
+def _turned_like(quad: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``quad``'s corners in the cyclic order (clockwise) closest to ``like``'s."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    x, y = q[:, 0], q[:, 1]
+    if 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+        q = q[::-1].copy()
+    return min((np.roll(q, -k, axis=0) for k in range(4)), key=lambda r: float(np.sum((r - like) ** 2)))
 
 
 def not_found_reason(markers: dict[int, np.ndarray], layout: MatLayout, used: list[int]) -> str:
     """One sentence on why the board was not found, from what :func:`detect_markers` saw.
 
     With a :class:`Markers` it measures the marker-like squares of the frame
-    (:func:`~.marker_search.survey`): markers narrower than :data:`MIN_MARKER_PX` make the mat
-    too small or too far; edges blurred beyond :data:`MAX_BLUR_PX` (Gaussian sigma) or smeared
-    by motion make it too blurred; otherwise the missing markers are covered or out of view (or,
+    (:func:`~.marker_search.survey`): markers smeared by motion beyond :data:`MAX_SMEAR_PX` or
+    blurred beyond :data:`MAX_BLUR_PX` (Gaussian sigma) are too blurred (named first: a blurred
+    marker's outline also looks smaller); markers narrower than :data:`MIN_MARKER_PX` make the
+    mat too small or too far; otherwise the missing markers are covered or out of view (or,
     when more were read than fit the mat together, another print of them is in view).
 
     Parameters
@@ -333,17 +427,18 @@ def not_found_reason(markers: dict[int, np.ndarray], layout: MatLayout, used: li
     found = {k: np.asarray(v, np.float32).reshape(4, 2) for k, v in markers.items() if k in seen_ids}
     seen = survey(gray, found, [q for q in getattr(markers, "candidates", []) if _new_quad(q, found)])
     if seen.squares == 0:
-        return f"{head}: no marker-like square is in the picture: show the mat's four corner markers to the camera"
-    if seen.side_px < MIN_MARKER_PX:
-        return (f"{head}: the mat is too small or too far in the picture (its markers measure about "
-                f"{seen.side_px:.0f} px, at least {MIN_MARKER_PX:.0f} px are needed): bring the camera closer, "
-                "zoom in or use a higher resolution")
+        return (f"{head}: no marker-like square is in the picture: show the mat's four corner markers to the camera, "
+                f"each at least {MIN_MARKER_PX:.0f} px wide (a mat in view but smaller is too far)")
     if seen.smear_px > MAX_SMEAR_PX:
         return (f"{head}: the markers are smeared by motion (about {seen.smear_px:.0f} px): hold the camera and "
                 "the mat still, or light the table better so the camera can shorten its exposure")
     if seen.blur_px > MAX_BLUR_PX:
         return (f"{head}: the markers are too blurred (their edges spread like a blur of about {seen.blur_px:.1f} px, "
                 f"at most {MAX_BLUR_PX:.0f} px can be read): focus the camera on the mat")
+    if seen.side_px < MIN_MARKER_PX:
+        return (f"{head}: the mat is too small or too far in the picture (its markers measure about "
+                f"{seen.side_px:.0f} px, at least {MIN_MARKER_PX:.0f} px are needed): bring the camera closer, "
+                "zoom in or use a higher resolution")
     return f"{head}: {rest}"
 
 

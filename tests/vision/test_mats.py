@@ -110,3 +110,50 @@ def test_print_mat_command_writes_true_size_files(tmp_path):
     pdf = (tmp_path / "sp.pdf").read_bytes()
     boxes = re.findall(rb"MediaBox \[ ?0 0 ([\d.]+) ([\d.]+) ?\]", pdf)
     assert boxes and all({round(float(a) / 72 * 25.4), round(float(b) / 72 * 25.4)} == {210, 297} for a, b in boxes)
+
+
+@pytest.mark.parametrize("game", ["discovery-island", "scout-pennant"])
+def test_colour_references_lie_in_the_band_clear_of_markers_and_each_other(game):
+    """Two strips of every reference, in the band (outside the play area), apart from the markers'
+    quiet zones and from each other; the geometry and marker ids of the mat are those of before."""
+    layout = mat_layout(game)
+    names = [r.name for r in layout.references]
+    assert len(names) == 2 * len(set(names)) and {"white", "grey50", "black"} <= set(names)
+    px0, py0, px1, py1 = layout.play_area_mm
+    rects = [r.rect_mm for r in layout.references]
+    for x0, y0, x1, y1 in rects:
+        assert y1 <= py0 or y0 >= py1                                   # in the band above or below
+        assert 0 <= x0 and x1 <= layout.size_mm[0] and 0 <= y0 and y1 <= layout.size_mm[1]
+        for m in layout.markers:
+            mx0, my0 = m.corners_mm[0]
+            mx1, my1 = m.corners_mm[2]
+            assert x1 <= mx0 - QUIET_MM or x0 >= mx1 + QUIET_MM or y1 <= my0 - QUIET_MM or y0 >= my1 + QUIET_MM
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+    first = {"discovery-island": 4, "scout-pennant": 8}[game]
+    assert [m.id for m in layout.markers] == list(range(first, first + 4))
+
+
+def test_colour_references_print_the_kits_own_inks():
+    """The patches print the very inks of the kits' art (a pawn is compared with its own ink)."""
+    from assistant.vision.kits.discovery_island import NUMBER_INK, TERRAIN_BGR
+    from assistant.vision.kits.scout_pennant import CLEARING_GREY, FOREST_DARK, FOREST_LIGHT, PAWN_COLOURS
+
+    island = {r.name: r.bgr for r in mat_layout("discovery-island").references}
+    for terrain, (base, ink) in TERRAIN_BGR.items():
+        assert island[terrain] == (ink if terrain == "cache" else base)       # the cache tile is white with red stripes
+    assert {island[f"ink:{n}"] for n in ("blue", "green", "red", "orange")} == \
+        {v for v in NUMBER_INK.values() if v != (30, 30, 30)}
+    pennant = {r.name: r.bgr for r in mat_layout("scout-pennant").references}
+    for pawn in PAWN_COLOURS:
+        assert pennant[pawn.name] == pawn.bgr
+    assert (pennant["forest"], pennant["forest:light"], pennant["clearing"]) == (FOREST_DARK, FOREST_LIGHT, CLEARING_GREY)
+
+
+def test_drawn_references_show_their_inks():
+    layout = mat_layout("scout-pennant")
+    img = draw_mat(layout, 4.0)
+    for ref in layout.references:
+        x0, y0, x1, y1 = ref.rect_mm
+        assert tuple(int(v) for v in img[int((y0 + y1) * 2), int((x0 + x1) * 2)]) == ref.bgr
