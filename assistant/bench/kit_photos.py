@@ -18,11 +18,13 @@ lens, light and sensor pipeline, none of it shared with :mod:`assistant.vision.r
   mirror image is), colours from the Planckian locus (Kim et al. 2002 cubic fit of CIE 1931
   ``x, y``, then XYZ to linear sRGB), soft shadows of things outside the picture, cos^4
   vignetting;
-- **sensor and pipeline**: defocus varying with depth (thin-lens blur round a focus distance),
+- **sensor and pipeline**: defocus (a soft lens, plus the thin-lens circle of confusion of a
+  1.7 mm aperture focused on the mat's middle, growing with depth),
   camera shake, a sensor colour matrix, a Bayer mosaic with Poisson-Gaussian noise and
   OpenCV's edge-aware demosaicing, automatic white balance (grey world over the whole picture,
   table included, as a webcam does: a pink table tints the mat) or a fixed preset, a colour
-  correction matrix that does not undo the sensor's exactly, automatic exposure with clipping,
+  correction matrix that does not undo the sensor's exactly, automatic exposure (the median at
+  a target, the brightest percent at most 1.4 times the clipping level) with clipping,
   a tone curve (sRGB with a contrast S-curve or a plain gamma), sharpening, JPEG with 4:2:0
   chroma.
 
@@ -48,6 +50,8 @@ from ..vision.printing import MM_PER_INCH, draw_mat
 PRINT_PPM = 200.0 / MM_PER_INCH        #: the kits print at 200 dpi (``assistant print kit``)
 TEX_PPM = 5.0                          #: resolution of the composed mat texture, px per mm
 SUPER = 2                              #: supersampling factor
+HIGHLIGHT_LIMIT = 1.4                  #: auto exposure lets the brightest percent reach this share of clipping
+APERTURE_MM = 1.7                      #: the lens's aperture, for the defocus that grows with depth
 GRID = 8                               #: the ray map is computed every GRID supersampled px and interpolated
 
 #: parameter ranges of the two sets (uniform unless said): the documentation of the held-out data
@@ -405,9 +409,10 @@ def photograph(layout: MatLayout, texture: np.ndarray, shot: Shot) -> tuple[np.n
                                            borderMode=cv2.BORDER_REFLECT)
     img = cv2.resize(radiance, size, interpolation=cv2.INTER_AREA)
     depth = cv2.resize(depth, size, interpolation=cv2.INTER_AREA)
-    # defocus by depth: the lens focuses at the mat's centre; blur grows with |1/z - 1/z_f|
+    # defocus: the shot's soft lens everywhere, and the circle of confusion of a webcam lens
+    # focused on the mat's middle (aperture 1.7 mm, f/2 at 3.5 mm): radius A f_px / (2 z_f) |1 - z_f / z|
     zf = float(np.median(depth))
-    rad = p["defocus_px"] * (1.0 + 3.0 * np.abs(zf / np.maximum(depth, 1.0) - 1.0))
+    rad = p["defocus_px"] + APERTURE_MM * K[0, 0] / (2.0 * zf) * np.abs(1.0 - zf / np.maximum(depth, 1.0))
     img = _depth_blur(img, rad)
     if p["shake_px"] > 0.3:
         img = _shake(img, p["shake_px"], float(rng.uniform(0, 180)))
@@ -453,14 +458,23 @@ def _shake(img: np.ndarray, length: float, angle_deg: float) -> np.ndarray:
     return cv2.filter2D(img, -1, k / k.sum(), borderType=cv2.BORDER_REFLECT)
 
 
+def _sensor_matrix(shot: Shot) -> np.ndarray:
+    """The sensor's colour matrix (its primaries against sRGB's), one per shot."""
+    return _near_identity(np.random.default_rng([shot.seed, 21]), 0.12)
+
+
 def _sensor(radiance: np.ndarray, shot: Shot, rng: np.random.Generator) -> np.ndarray:
     """Raw linear sensor values (demosaiced) 0-1: sensor colour matrix, auto exposure, a Bayer
     mosaic with shot (Poisson) and read (Gaussian) noise, clipping, edge-aware demosaicing."""
     p = shot.p
-    sens = _near_identity(rng, 0.12).astype(np.float32)          # the sensor's own primaries
+    sens = _sensor_matrix(shot).astype(np.float32)               # the sensor's own primaries
     raw = radiance @ sens.T
     lum = raw @ np.float32([0.07, 0.72, 0.21])
-    raw *= p["exposure_target"] / max(float(np.percentile(lum, 50)), 1e-6)
+    # auto exposure: the median at the target, but (highlight protection, as webcams meter) the
+    # brightest percent no more than 1.4 times the clipping level
+    gain = min(p["exposure_target"] / max(float(np.percentile(lum, 50)), 1e-6),
+               HIGHLIGHT_LIMIT / max(float(np.percentile(lum, 99)), 1e-6))
+    raw *= gain
     h, w = raw.shape[:2]
     mosaic = np.empty((h, w), np.float32)                      # RGGB on BGR planes
     mosaic[0::2, 0::2] = raw[0::2, 0::2, 2]
@@ -481,7 +495,7 @@ def _pipeline(raw: np.ndarray, shot: Shot, rng: np.random.Generator) -> np.ndarr
     grey = np.mean(raw.reshape(-1, 3), axis=0)
     awb = (grey[1] / np.maximum(grey, 1e-6)) ** p["awb_strength"]
     img = raw * awb.astype(np.float32)
-    ccm = np.linalg.inv(_near_identity(np.random.default_rng([shot.seed, 21]), 0.12)) @ _near_identity(rng, p["ccm_error"])
+    ccm = np.linalg.inv(_sensor_matrix(shot)) @ _near_identity(rng, p["ccm_error"])    # undoes it, nearly
     img = np.clip(img @ ccm.T.astype(np.float32), 0.0, 1.0)
     enc = to_srgb(img)
     c = p["contrast"]

@@ -48,6 +48,8 @@ BLURS = ((("none", 0.0),) + tuple(("gauss", s) for s in (0.25, 0.45, 0.65, 0.85,
 MIN_SCORE = 0.8                #: normalised cross-correlation a read candidate must reach
 MIN_MARGIN = 0.08               #: ... and by which it must beat every other id and turn
 MIN_SIDE_PX = 7.0               #: smaller candidates are not read
+NEAR_SCORE = 0.6                #: a candidate this like a marker is aligned to its picture before being read
+ALIGN_FIRST = 4                 #: ... the likeliest this many per id
 LIKE_SCORE = 0.7                #: a quad this like a marker picture counts as a marker when measuring a frame
 PER_ID = 3                      #: best places kept per id (the mat's geometry chooses among them)
 
@@ -271,7 +273,10 @@ def read_candidates(gray: np.ndarray, quads: list[np.ndarray], found: dict[int, 
     :data:`MIN_SCORE` and beats every other turn and every other id of the same mat by
     :data:`MIN_MARGIN` (ids of the other mats are not in the picture once the mat is known); the
     :data:`PER_ID` best such places are kept (a Scout Pennant forest can look like a marker: the
-    mat's geometry, in :func:`~.registration.register`, chooses).
+    mat's geometry, in :func:`~.registration.register`, chooses). The :data:`ALIGN_FIRST`
+    candidates that match an id best (at least :data:`NEAR_SCORE`) are also read once more after
+    aligning that id's picture to them (:func:`refine_corners`): a blurred marker's outline is
+    a pixel or two off, which costs the correlation more than the blur does.
 
     Parameters
     ----------
@@ -314,7 +319,16 @@ def read_candidates(gray: np.ndarray, quads: list[np.ndarray], found: dict[int, 
             continue
         row = int(np.flatnonzero(ids == marker_id)[0])
         reads = []
-        for scores, blur, q in table:
+        rows = list(table)
+        # a candidate's outline is a blurred guess: the likeliest few are aligned to the picture first
+        near = sorted(((float(sc[row].max()), i) for i, (sc, _b, _q) in enumerate(table)
+                       if sc[row].max() >= NEAR_SCORE), reverse=True)[:ALIGN_FIRST]
+        for _s, i in near:
+            sc, bl, q = table[i]
+            k = int(np.argmax(sc[row]))
+            start = CandidateRead(marker_id, np.roll(q, -k, axis=0), float(sc[row, k]), 0.0, BLURS[int(bl[row, k])])
+            rows.append(candidate_scores(gray, refine_corners(gray, start)))
+        for scores, blur, q in rows:
             k = int(np.argmax(scores[row]))
             top = float(scores[row, k])
             rivals = np.concatenate([np.delete(scores[row], k), scores[own & (ids != marker_id)].ravel()])

@@ -64,7 +64,8 @@ import numpy as np
 
 from ...tracking.base import Reading
 from ..mats import Cell, Edge, MatLayout, mat_layout
-from .scout_pennant import CLEARING_GREY, FOREST_DARK, FOREST_LIGHT, GAME, PAWN_COLOURS, PAWN_MM, PAWN_RIM_MM
+from .scout_pennant import GAME, PAWN_COLOURS, PAWN_MM, PAWN_RIM_MM
+from .scout_pennant_colour import colour_scores, green_boundary, nominal_refs, pennant_refs
 
 PPM = 2.5                   #: sampling resolution of the crops, px per mm
 HEX_HALF_MM = 27.5          #: half side of a hex crop (covers the white zones by the corners)
@@ -94,19 +95,20 @@ RING_EVEN, RING_LIFTED = 0.8, 0.75             #: uneven (a quarter this much li
 EMPTY_BELOW, PRESENT_ABOVE, PRESENT_SCALE = 0.10, 0.25, 0.04   #: |(ring, gap)|: empty, dead band, a piece
 FOREST_AT_DEG, FOREST_SCALE_DEG = 44.0, 3.0    #: angle of (ring, gap) from the ring axis
 GREEN_AT, GREEN_SCALE = 0.06, 0.012            #: the gap's green excess: clearing (<= ~0.03) / forest (>= ~0.09)
+#: the ring-minus-gap response: forests <= -0.11, clearings >= +0.02 on the held-out kit photographs
+#: (assistant.bench.kit_photos, seeds 500-504, both sets)
+RING_AT, RING_SCALE = -0.045, 0.03
+COLOUR_CAP = 4.0           #: the colour's log-odds are bounded: a clear shape outvotes a misleading colour
 ARROW_NONE_BELOW, ARROW_ABOVE, ARROW_SCALE = 0.17, 0.40, 0.05   #: darker zone's ink: none, dead band, arrow
 ARROW_SIDE_SCALE = 0.08                        #: ink difference of the two zones
-COLOUR_NOISE, COLOUR_REL = 4.0, 0.07          #: pawn colour noise: 0-255 units + share of the paper's level
 CAPPED = 0.4                                   #: the margin of a reading capped unsure (< MIN_MARGIN)
 COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
 SPREAD_AT, SPREAD_SCALE, SPREAD_CAP = 0.10, 0.02, 3.0   #: pawn outline evidence: boundary, scale, bound
 BLACK_LEVEL = 0.15                             #: what the kit's black shows of the paper's white
 BLACK_FLOOR = 0.10                             #: the least it can show (printed black is ~0.12)
-GLARE_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)       #: glare levels tried, as shares of the ring's excess
 BRIGHT_STEPS = (1.0, 1.25, 1.6, 2.0, 2.6, 3.5)  #: how far beyond 255 a saturated paper may be
 LETTER_MM = 4.0            #: where a pawn's letter is looked for (a 5 mm capital at the pawn's centre)
 LETTER_AT, LETTER_SCALE, LETTER_CAP = 0.30, 0.05, 3.0   #: light outlier (share of white): white letter, scale, bound
-SIGMA_SPAN_CAP = 255.0     #: the colour noise grows with the level up to what the camera can show, not beyond
 LIFTED_RATIO = 1.85                            #: a lightened forest's white-balanced G / max(B, R) below this: glare
 LIFTED_FOREST = 0.7                            #: a forest's darkest ink below this: light added on top
 
@@ -546,7 +548,8 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
                    float(np.max(g_hi - g_mid)), float(np.max(g_mid - g_lo)))
 
 
-def piece_reading(look: HexLook, chroma: np.ndarray | None = None) -> Reading:
+def piece_reading(look: HexLook, chroma: np.ndarray | None = None,
+                  green: tuple[float, float] = (GREEN_AT, GREEN_SCALE)) -> Reading:
     """``empty`` / ``clearing`` / ``forest`` from a :class:`HexLook` (module docstring).
 
     Parameters
@@ -555,6 +558,9 @@ def piece_reading(look: HexLook, chroma: np.ndarray | None = None) -> Reading:
         The hex's measures (:func:`look_at_hex`).
     chroma : (3,) float, optional
         :func:`light_chroma` of the board, for :meth:`HexLook.washed`.
+    green : (at, scale)
+        The frame's forest/clearing boundary of the gap's green excess
+        (:func:`~.scout_pennant_colour.green_boundary`; default the kit's nominal one).
 
     Returns
     -------
@@ -566,7 +572,12 @@ def piece_reading(look: HexLook, chroma: np.ndarray | None = None) -> Reading:
     size = math.hypot(look.gap, look.ring)
     empty = (EMPTY_BELOW - size) / PRESENT_SCALE
     present = (size - PRESENT_ABOVE) / PRESENT_SCALE
-    kind = (look.green - GREEN_AT) / GREEN_SCALE
+    # colour (the gap's green excess against the frame's boundary) and shape (a clearing's black
+    # ring round a lighter gap gives a positive ring-minus-gap response, a forest's dark square a
+    # negative one), as log-odds added: either alone can fail (a tinted frame brings the greens
+    # close, a strong blur flattens the ring), seldom both
+    kind = float(np.clip((look.green - green[0]) / green[1], -COLOUR_CAP, COLOUR_CAP)) \
+        - (look.contrast - RING_AT) / RING_SCALE
     if empty > present:                      # in the dead band between the two both are negative
         label, margin = "empty", empty
     else:
@@ -582,50 +593,8 @@ def _reading(label: str, margin: float, look: HexLook | None) -> Reading:
     return Reading(label, round(_logistic(margin), 4), round(max(0.0, margin), 3))
 
 
-def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndarray, glare_max: float,
-                  bright_steps: Sequence[float] = (1.0,)) -> np.ndarray:
-    """Log-likelihood (up to a constant) of an observed BGR for each candidate print, maximised
-    over the nuisances.
-
-    The camera shows a print of reflectance ``rho`` (BGR 0-1) as ``min(255, g + rho * (k * white -
-    g))``: ``white`` is the paper's white (BGR 0-255, may exceed 255), ``g`` an additive neutral
-    glare in ``[0, glare_max]`` (steps :data:`GLARE_STEPS`) and ``k`` a brightness factor among
-    ``bright_steps`` (when the paper saturates in every channel, how far beyond 255 it lies is
-    unknown). Each channel is Gaussian with sigma ``COLOUR_NOISE + COLOUR_REL * min(k * white - g,
-    SIGMA_SPAN_CAP)`` (a level beyond what the camera can show must not make every colour fit);
-    a channel saturated in both observation and prediction matches, one saturated only in the
-    observation counts as ">= 255" (a censored value).
-
-    Parameters
-    ----------
-    observed : (3,) float
-        BGR 0-255.
-    reflectances : (C, 3) float
-        Candidate prints, BGR 0-1.
-    white : (3,) float
-    glare_max : float
-        0-255 units.
-    bright_steps : sequence of float
-
-    Returns
-    -------
-    (C,) float64
-    """
-    rho = np.asarray(reflectances, np.float64)[:, None, None, :]                       # (C, 1, 1, 3)
-    g = (np.asarray(GLARE_STEPS if glare_max > 0 else (0.0,), np.float64) * glare_max)[None, :, None, None]
-    w = (np.asarray(bright_steps, np.float64)[:, None] * np.asarray(white, np.float64)[None, :])[None, None]
-    span = np.maximum(w - g, 0.0)
-    pred = np.minimum(255.0, g + rho * span)                                           # (C, G, K, 3)
-    sigma = COLOUR_NOISE + COLOUR_REL * np.minimum(span, SIGMA_SPAN_CAP)
-    obs = np.asarray(observed, np.float64)
-    obs_clip = obs >= SATURATED
-    diff = np.where(obs_clip, np.minimum(pred - 255.0, 0.0), pred - obs)
-    diff = np.where(obs_clip & (pred >= SATURATED), 0.0, diff)
-    ll = -0.5 * np.sum((diff / sigma) ** 2, axis=-1)
-    return ll.reshape(ll.shape[0], -1).max(axis=1)
-
-
-def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | None = None) -> Reading:
+def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | None = None,
+                   refs: dict[str, np.ndarray] | None = None) -> Reading:
     """``none`` or a pawn colour from a :class:`HexLook` (module docstring).
 
     Each colour's score is its best over an additive glare from 0 up to what the clearing's
@@ -642,6 +611,9 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         unsure too.
     chroma : (3,) float, optional
         :func:`light_chroma` of the board (default neutral).
+    refs : dict, optional
+        The frame's reference inks (:func:`~.scout_pennant_colour.pennant_refs`): the pawn
+        colours and the backgrounds as this camera shows them, instead of the kit's nominal inks.
 
     Returns
     -------
@@ -663,12 +635,12 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         # saturated paper hides how bright the light is; the black ring (never saturated) bounds it
         k_max = float(np.min(core / BLACK_FLOOR / np.maximum(white, 1.0)))
         bright = tuple(k for k in BRIGHT_STEPS if k <= max(1.0, k_max))
-    greens = [np.array(FOREST_DARK) / 255.0, np.array(FOREST_LIGHT) / 255.0,
-              (np.array(FOREST_DARK) + np.array(FOREST_LIGHT)) / 510.0]
-    grey, paper = np.array(CLEARING_GREY) / 255.0, np.ones(3)
+    inks = refs if refs is not None else nominal_refs()
+    greens = [inks["forest"], inks["forest:light"], (inks["forest"] + inks["forest:light"]) / 2]
+    grey, paper = inks["clearing"], np.ones(3)
     backs = {"forest": greens, "clearing": [grey], "empty": [paper]}[piece_label] if sure_piece else greens + [grey, paper]
     names = [p.name for p in PAWN_COLOURS]
-    refl = np.array([np.array(p.bgr) / 255.0 for p in PAWN_COLOURS] + backs)
+    refl = np.array([inks[n] for n in names] + backs)
     ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
     # "none" first: on a tie (a middle clipped to white fits every colour) the commoner reading wins
     scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
@@ -795,6 +767,9 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
     looks = {k: look_at_hex(frame, homography, cells[k], ppm) for k in sorted(sample)}
     chroma = light_chroma(list(looks.values()))
     misregistered = registration_suspect(list(looks.values()))
+    refs = pennant_refs(frame, homography, layout)
+    green = board_green(list(looks.values()), green_boundary(refs, (GREEN_AT, GREEN_SCALE)))
+    pieces: dict = {}
 
     def look(key):
         if key not in looks:
@@ -813,27 +788,113 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
             return False
         return any(look(n).glared_beside() for n in nbrs.get(key, ()))
 
+    def piece_of(key) -> Reading:
+        if key not in pieces:
+            lk = look(key)
+            piece = piece_reading(lk, chroma, green)
+            if piece.sure and blind(key):
+                piece = _reading(piece.label, min(piece.margin, CAPPED), lk)
+            pieces[key] = piece
+        return pieces[key]
+
     out: dict[tuple, Reading] = {}
     for slot in slots:
         kind = slot[0]
         if kind in ("piece", "patrol") and (slot[1], slot[2]) in cells:
-            lk = look((slot[1], slot[2]))
-            piece = piece_reading(lk, chroma)
-            if piece.sure and blind((slot[1], slot[2])):
-                piece = _reading(piece.label, min(piece.margin, CAPPED), lk)
-            out[slot] = piece if kind == "piece" else patrol_reading(lk, piece, chroma)
+            key = (slot[1], slot[2])
+            piece = piece_of(key)
+            out[slot] = piece if kind == "piece" else patrol_prior(patrol_reading(look(key), piece, chroma, refs), piece)
         elif kind == "arrow" and ((slot[1], slot[2]), (slot[3], slot[4])) in edges:
             a, b = (slot[1], slot[2]), (slot[3], slot[4])
             e = edges[(a, b)]
             la, lb = look(a), look(b)
             if (e.a, e.b) != (a, b):           # the layout lists it the other way round
                 e = Edge(a, b, e.midpoint_mm, (e.angle_deg + 180.0) % 360.0)
-            out[slot] = arrow_reading(frame, homography, e, (la.white + lb.white) / 2, ppm, la.visible and lb.visible,
-                                      la.washed(chroma) or lb.washed(chroma) or la.lifted(chroma) or lb.lifted(chroma)
-                                      or blind(a) or blind(b))
+            raw = arrow_reading(frame, homography, e, (la.white + lb.white) / 2, ppm, la.visible and lb.visible,
+                                la.washed(chroma) or lb.washed(chroma) or la.lifted(chroma) or lb.lifted(chroma)
+                                or blind(a) or blind(b))
+            out[slot] = arrow_prior(raw, piece_of(a), piece_of(b))
     if misregistered:
         out = {slot: Reading(r.label, 0.0, 0.0) for slot, r in out.items()}
     return out
+
+
+def board_green(looks: Sequence[HexLook], fallback: tuple[float, float]) -> tuple[float, float]:
+    """The frame's forest/clearing boundary of the gap's green excess, from the board itself:
+    the hexes whose shape alone says forest (ring-minus-gap response below ``RING_AT - 3
+    RING_SCALE``) or clearing (above ``RING_AT + 4 RING_SCALE``) show this frame's forest and
+    clearing greens; the boundary lies midway between their medians, the scale is a sixth of
+    their distance (at least 0.008).
+
+    Parameters
+    ----------
+    looks : sequence of HexLook
+        The hexes measured (a spread over the board).
+    fallback : (at, scale)
+        Used with fewer than two of either (an early board has no forest), or when they lie
+        less than 0.02 apart: the references' or the nominal boundary.
+
+    Returns
+    -------
+    (float, float)
+    """
+    shown = [lk for lk in looks if lk.visible and math.hypot(lk.gap, lk.ring) > PRESENT_ABOVE]
+    forests = [lk.green for lk in shown if lk.contrast < RING_AT - 3 * RING_SCALE]
+    clearings = [lk.green for lk in shown if lk.contrast > RING_AT + 4 * RING_SCALE]
+    if len(forests) < 2 or len(clearings) < 2:
+        return fallback
+    f, c = float(np.median(forests)), float(np.median(clearings))
+    if f - c < 0.02:
+        return fallback
+    return (f + c) / 2, max(0.008, (f - c) / 6)
+
+
+def patrol_prior(patrol: Reading, piece: Reading) -> Reading:
+    """The rules as a prior (rules §2.3): a patrol stands only on a clearing. On a hex whose piece
+    reads ``forest`` or ``empty`` for sure, the patrol reads ``none`` with the piece's confidence,
+    keeping a colour it saw among its ``alternatives`` (what lies there is no patrol, whatever the
+    forest's greens look like under the light).
+
+    Parameters
+    ----------
+    patrol : Reading
+        The hex's patrol as its colour read (:func:`patrol_reading`).
+    piece : Reading
+        The same hex's piece.
+
+    Returns
+    -------
+    Reading
+    """
+    if not piece.sure or piece.label == "clearing" or patrol.label == "none" and patrol.sure:
+        return patrol
+    seen = () if patrol.label == "none" else (patrol.label,)
+    return Reading("none", piece.confidence, piece.margin, seen)
+
+
+def arrow_prior(arrow: Reading, a: Reading, b: Reading) -> Reading:
+    """The rules as a prior (rules §2.4): an arrow lies only between a clearing and a forest.
+    When both hexes' pieces read for sure and are not one clearing and one forest, the edge
+    reads ``none`` with the surer piece reading's confidence, keeping an arrow it saw among its
+    ``alternatives`` (a bare side in a bright picture is not an arrow, however dark its shadow).
+
+    Parameters
+    ----------
+    arrow : Reading
+        The edge as its ink read (:func:`arrow_reading`).
+    a, b : Reading
+        The pieces of its two hexes.
+
+    Returns
+    -------
+    Reading
+    """
+    if not (a.sure and b.sure) or {a.label, b.label} == {"clearing", "forest"}:
+        return arrow
+    if arrow.label == "none" and arrow.sure:
+        return arrow
+    surer = min((a, b), key=lambda r: (r.margin, r.confidence))
+    return Reading("none", surer.confidence, surer.margin, () if arrow.label == "none" else (arrow.label,))
 
 
 def registration_suspect(looks: Sequence[HexLook]) -> bool:

@@ -1,0 +1,189 @@
+"""Scout Pennant colours from the mat: the printed references as each frame shows them.
+
+The Scout Pennant mat prints the kit's six pawn colours, the forest's two greens, the clearing's
+grey and the neutrals beside paper (:data:`~assistant.vision.mats.REFERENCE_INKS`). The kit
+detector (:mod:`.scout_pennant_detect`) models what the camera shows of a print as its
+*white-balanced level*: the level of each channel over the level of paper next to it
+(``rho = level / white``). For a print seen through any tone curve, white balance and colour
+matrix, the patch of the same ink beside the same paper shows the ``rho`` that this camera, in
+this light, gives that ink (for a power-law tone curve exactly, for a webcam's close enough),
+so the references replace the nominal ``bgr / 255`` of the kit's art (:func:`pennant_refs`) and
+set the forest/clearing boundary of the frame (:func:`green_boundary`).
+
+:func:`colour_scores` is the likelihood the patrol reading uses (module docstring of
+:mod:`.scout_pennant_detect`).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..colour_refs import read_strips
+from ..mats import MatLayout
+from .scout_pennant import CLEARING_GREY, FOREST_DARK, FOREST_LIGHT, PAWN_COLOURS
+
+SATURATED = 250.0            #: a level this high is clipped
+COLOUR_NOISE, COLOUR_REL = 4.0, 0.07          #: pawn colour noise: 0-255 units + share of the paper's level
+GLARE_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)       #: glare levels tried, as shares of the ring's excess
+SIGMA_SPAN_CAP = 255.0     #: the colour noise grows with the level up to what the camera can show, not beyond
+#: share of the forest's gap annulus that is its dark green (the rest: its lighter tree marks)
+FOREST_DARK_SHARE = 0.75
+#: the forest/clearing boundary of a frame lies at this share of the way from the clearing's
+#: green excess to the forest's, and its scale is this share of their distance
+GREEN_AT_SHARE, GREEN_SCALE_SHARE = 0.5, 0.15
+
+
+def nominal_refs() -> dict[str, np.ndarray]:
+    """The kit's inks as ``bgr / 255`` (what the references read without a camera), name -> (3,)."""
+    out = {p.name: np.array(p.bgr, np.float64) / 255.0 for p in PAWN_COLOURS}
+    out.update({"forest": np.array(FOREST_DARK) / 255.0, "forest:light": np.array(FOREST_LIGHT) / 255.0,
+                "clearing": np.array(CLEARING_GREY) / 255.0})
+    return out
+
+
+def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLayout) -> dict[str, np.ndarray] | None:
+    """Each Scout Pennant reference ink as this frame shows it, white-balanced (patch level over
+    the level of the paper next to it, per channel, averaged over the strips read).
+
+    The paper's level comes from :func:`strip_paper` (estimated from the greys where clipped); a
+    strip whose white patch does not read about paper (0.8-1.25 of it) and whose black is not
+    dark (below 0.6 of it) in every channel is covered or glared and not used.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8 BGR
+    homography : (3, 3) or None
+        Mat mm -> px.
+    layout : MatLayout
+        The Scout Pennant mat (with its references).
+
+    Returns
+    -------
+    dict name -> (3,) float64 or None
+        Pawn colour names, ``"forest"``, ``"forest:light"``, ``"clearing"``; None when no strip
+        could be read.
+    """
+    if homography is None or not layout.references:
+        return None
+    ratios: dict[str, list] = {}
+    for strip in read_strips(frame, homography, layout):
+        paper = strip_paper(strip)
+        if not np.all(np.isfinite(paper)):
+            continue
+        rw, rb = strip["white"][0] / paper, strip["black"][0] / paper
+        if not (np.all((rw > 0.8) & (rw < 1.25)) and np.all(rb < 0.6)):
+            continue                                  # covered, or glare across the strip
+        for name, (patch, _p) in strip.items():
+            ratios.setdefault(name, []).append(patch / paper)
+    if not ratios:
+        return None
+    out = nominal_refs()
+    for name in out:
+        if name in ratios:
+            out[name] = np.mean(np.array(ratios[name]), axis=0)
+    return out
+
+
+def strip_paper(strip: dict) -> np.ndarray:
+    """The level of a strip's paper per channel, ``(3,) float64``: as measured next to its
+    white patch where not clipped, else (a camera that clips paper white, often one channel
+    under a coloured lamp) from the greys: a neutral grey shows the same share of the paper in
+    every channel, so a grey unclipped in the clipped channel, divided by the share it shows in
+    the unclipped channels, gives the paper's level there. ``nan`` where nothing tells.
+    """
+    paper = np.asarray(strip["white"][1], np.float64).copy()
+    clipped = paper >= SATURATED
+    if not clipped.any():
+        return paper
+    if clipped.all():
+        return np.full(3, np.nan)
+    for c in np.flatnonzero(clipped):
+        guesses = []
+        for name in ("grey75", "grey50", "grey25"):
+            level = np.asarray(strip[name][0], np.float64)
+            if level[c] >= SATURATED:
+                continue
+            share = float(np.median(level[~clipped] / paper[~clipped]))
+            if share > 0.05:
+                guesses.append(level[c] / share)
+        paper[c] = max(float(np.median(guesses)), 255.0) if guesses else np.nan
+    return paper
+
+
+def greenness(rho: np.ndarray) -> float:
+    """Green excess ``G - max(B, R)`` of a white-balanced colour (BGR)."""
+    return float(rho[1] - max(rho[0], rho[2]))
+
+
+def green_boundary(refs: dict[str, np.ndarray] | None, default: tuple[float, float]) -> tuple[float, float]:
+    """Where the gap's green excess turns a clearing into a forest in this frame, and its scale.
+
+    The clearing's gap shows the clearing's grey; the forest's gap its dark green and, on
+    :data:`FOREST_DARK_SHARE` less, its tree marks: the boundary lies :data:`GREEN_AT_SHARE` of
+    the way between their references' green excess, the scale is :data:`GREEN_SCALE_SHARE` of
+    that distance (a strongly tinted frame brings them close).
+
+    Parameters
+    ----------
+    refs : dict or None
+        :func:`pennant_refs`.
+    default : (at, scale)
+        Used without references, or when the references do not put the forest above the clearing.
+
+    Returns
+    -------
+    (float, float)
+    """
+    if refs is None:
+        return default
+    forest = FOREST_DARK_SHARE * greenness(refs["forest"]) + (1 - FOREST_DARK_SHARE) * greenness(refs["forest:light"])
+    clearing = greenness(refs["clearing"])
+    if forest - clearing < 0.02:
+        return default
+    return clearing + GREEN_AT_SHARE * (forest - clearing), GREEN_SCALE_SHARE * (forest - clearing)
+
+
+def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndarray, glare_max: float,
+                  bright_steps: Sequence[float] = (1.0,)) -> np.ndarray:
+    """Log-likelihood (up to a constant) of an observed BGR for each candidate print, maximised
+    over the nuisances.
+
+    The camera shows a print of white-balanced level ``rho`` (BGR 0-1: the nominal ``bgr / 255``
+    or the frame's reference, :func:`pennant_refs`) as ``min(255, g + rho * (k * white - g))``:
+    ``white`` is the paper's white (BGR 0-255, may exceed 255), ``g`` an additive neutral glare in
+    ``[0, glare_max]`` (steps :data:`GLARE_STEPS`) and ``k`` a brightness factor among
+    ``bright_steps`` (when the paper saturates in every channel, how far beyond 255 it lies is
+    unknown). Each channel is Gaussian with sigma ``COLOUR_NOISE + COLOUR_REL * min(k * white - g,
+    SIGMA_SPAN_CAP)`` (a level beyond what the camera can show must not make every colour fit);
+    a channel saturated in both observation and prediction matches, one saturated only in the
+    observation counts as ">= 255" (a censored value).
+
+    Parameters
+    ----------
+    observed : (3,) float
+        BGR 0-255.
+    reflectances : (C, 3) float
+        Candidate prints, BGR 0-1.
+    white : (3,) float
+    glare_max : float
+        0-255 units.
+    bright_steps : sequence of float
+
+    Returns
+    -------
+    (C,) float64
+    """
+    rho = np.asarray(reflectances, np.float64)[:, None, None, :]                       # (C, 1, 1, 3)
+    g = (np.asarray(GLARE_STEPS if glare_max > 0 else (0.0,), np.float64) * glare_max)[None, :, None, None]
+    w = (np.asarray(bright_steps, np.float64)[:, None] * np.asarray(white, np.float64)[None, :])[None, None]
+    span = np.maximum(w - g, 0.0)
+    pred = np.minimum(255.0, g + rho * span)                                           # (C, G, K, 3)
+    sigma = COLOUR_NOISE + COLOUR_REL * np.minimum(span, SIGMA_SPAN_CAP)
+    obs = np.asarray(observed, np.float64)
+    obs_clip = obs >= SATURATED
+    diff = np.where(obs_clip, np.minimum(pred - 255.0, 0.0), pred - obs)
+    diff = np.where(obs_clip & (pred >= SATURATED), 0.0, diff)
+    ll = -0.5 * np.sum((diff / sigma) ** 2, axis=-1)
+    return ll.reshape(ll.shape[0], -1).max(axis=1)
