@@ -117,8 +117,9 @@ def run_section(seconds: float, seed: int, figures=None) -> list[str]:
     figures : Figures, optional
         Collects the readings and latencies (:class:`~.figures.Figures`).
     """
-    lines = ["Discovery Island (own printable kit, rendered; measuring seeds from "
-             f"{SEED_BASE + seed}, none used for teaching or tuning)"]
+    lines = ["Discovery Island (own printable kit; first on renders made the way the teaching renders are "
+             f"made, measuring seeds from {SEED_BASE + seed}, none used for teaching or tuning; then on pictures "
+             "made differently)"]
     t0 = time.perf_counter()
     model = load_or_teach()
     lines.append(f"detector          : 3 classifiers (tile 13, number 10, mark 13 labels), loaded or taught in "
@@ -127,7 +128,7 @@ def run_section(seconds: float, seed: int, figures=None) -> list[str]:
         counts, wrong, sure_wrong, unsure, confusion, conditions, unregistered = slot_errors(
             model, SEED_BASE + seed, which, figures=figures)
         names = ", ".join(f"{n} x{c}" for n, c in sorted(conditions.items()))
-        lines.append(f"per-slot error, {which} ({2 * VIEWS} boards at 1280x720 and 1920x1080: {names}; each read "
+        lines.append(f"per-slot error, own renders, {which} ({2 * VIEWS} boards at 1280x720 and 1920x1080: {names}; each read "
                      f"with its own markers' homography, {unregistered} failed to register); "
                      f"target <= {TARGET[which]:.1%}:")
         for kind in SLOT_KINDS:
@@ -136,8 +137,31 @@ def run_section(seconds: float, seed: int, figures=None) -> list[str]:
             lines.append(f"  {kind:<7}: {counts[kind]} readings, error {rate:.3%} ({wrong[kind]}; {verdict}), "
                          f"wrong and sure {sure_wrong[kind]}, right but unsure {unsure[kind] / counts[kind]:.2%}")
             lines += _confusion_lines(confusion[kind])
+    lines += held_out_lines(model, seed, figures)
     lines += _games(seconds, seed, figures)
     return lines
+
+
+def held_out_lines(model, seed: int, figures=None, count: int | None = None) -> list[str]:
+    """The held-out figures (:mod:`.held_out`): printed kit tiles on the printed mat photographed
+    by :mod:`.kit_photos`, read as ``assistant detect`` reads a photograph."""
+    from ..vision.kits.discovery_island_detect import detect_image
+    from .held_out import STILLS, report
+    from .kit_photos import island_still
+
+    def read(image):
+        try:
+            return detect_image(image, None, model), "ok"
+        except ValueError as exc:
+            return None, str(exc)
+
+    def still(s, which):
+        image, truth, _shot = island_still(s, which)
+        return image, {(kind, *cell): label for cell, design in truth.items()
+                       for kind, label in zip(SLOT_KINDS, slot_labels(design))}
+
+    return report("per-slot error, pictures made differently", SLOT_KINDS, read, still, count or STILLS, seed, figures,
+                  "discovery-island")
 
 
 def _games(seconds: float, seed: int, figures=None) -> list[str]:

@@ -541,8 +541,9 @@ def run_section(seconds: float, seed: int, figures=None) -> list[str]:
     list of str
     """
     cv2.setNumThreads(1)
-    lines = ["# Scout Pennant: kit detector and move tracking (rendered, 1280x720, held-out seeds "
-             f"{SEED_BASE + seed}+ and held-out stress conditions; see the module docstring)"]
+    lines = ["# Scout Pennant: kit detector and move tracking (first on renders made the way the tuning renders are "
+             f"made: 1280x720, held-out seeds {SEED_BASE + seed}+ and held-out stress conditions, see the module "
+             "docstring; then on pictures made differently)"]
     t0 = time.perf_counter()
     for name, conds, n_seeds, target in (("normal", normal_conditions(), 40, 0.1),
                                          ("stress", stress_conditions(), 16, 0.5)):
@@ -567,6 +568,7 @@ def run_section(seconds: float, seed: int, figures=None) -> list[str]:
             lines.append(f"    {cname:<18} " + "; ".join(
                 f"{k} {_pct(st.wrong, st.n)} / {st.silent} / {_pct(st.unsure, st.n)}" for k, st in kinds.items()))
     lines.append(f"  (static part {time.perf_counter() - t0:.0f} s)")
+    lines += held_out_lines(seed, figures)
     t1 = time.perf_counter()
     results = scripted_games(range(SEED_BASE + 500 + seed, SEED_BASE + 10_000 + seed), max_moves=30,
                              deadline=t1 + seconds)
@@ -582,6 +584,38 @@ def run_section(seconds: float, seed: int, figures=None) -> list[str]:
                      f"  [targets 0.5 / 1.0 s: {'met' if med <= 0.5 and worst <= 1.0 else 'MISSED'}]")
     lines.append(f"  (scripted games {time.perf_counter() - t1:.0f} s)")
     return lines
+
+
+def held_out_lines(seed: int, figures=None, count: int | None = None) -> list[str]:
+    """The held-out figures (:mod:`.held_out`): the printed kit on the printed mat photographed
+    by :mod:`.kit_photos`, read as ``assistant detect`` reads a photograph.
+
+    Parameters
+    ----------
+    seed : int
+        Offset of the held-out seeds.
+    figures : Figures, optional
+    count : int, optional
+        Stills per set (default :data:`~.held_out.STILLS`).
+
+    Returns
+    -------
+    list of str
+    """
+    from ..vision.kits.scout_pennant_detect import all_slots, board_homography
+    from .held_out import STILLS, report
+    from .kit_photos import pennant_still
+
+    def read(image):
+        homography, reason = board_homography(image)
+        return (None, reason) if homography is None else (read_slots(image, homography, all_slots()), "ok")
+
+    def still(s, which):
+        image, table, _shot = pennant_still(s, which)
+        return image, table
+
+    return report("per-slot error, pictures made differently", LABELS, read, still, count or STILLS, seed, figures,
+                  "scout-pennant")
 
 
 if __name__ == "__main__":  # pragma: no cover - manual run

@@ -16,9 +16,10 @@ Seen in the same frame, through the same pipeline, they tell how to undo it
    light of paper white near it (:meth:`ColourFrame.reflectance`), which takes out the light's
    colour and brightness where the piece lies (a lamp's fall-off, a shadow, a colour cast);
 3. **colour matrix**: a 3x3 matrix, least squares over every reference patch (each divided by
-   the paper beside it) towards the inks' nominal linear values and pulled towards the identity
-   (ridge), takes out what a diagonal correction cannot (the sensor's and the webcam's colour
-   matrices, the printer's gamut).
+   the paper beside it; the neutrals weighted more) towards the inks' nominal linear values,
+   pulled towards the identity (ridge) and with rows summing to 1 (paper stays paper), takes out
+   what a diagonal correction cannot (the sensor's and the webcam's colour matrices, the
+   printer's gamut).
 
 A frame without readable references (an older mat, a strip covered by an arm or washed out by
 glare: the neutral levels must rise from black to white in every channel) falls back to the sRGB
@@ -27,7 +28,7 @@ curve and the identity matrix, and says so (:attr:`ColourFrame.source`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -39,6 +40,9 @@ INSET = 0.25                  #: share of a patch's side left out at each edge (
 PAPER_BELOW_MM = 9.0          #: where the paper next to a patch is sampled: this far beyond its edge
 MIN_CONTRAST = 25.0           #: white minus black, levels, for a strip to count as read
 SATURATED = 250.0             #: a level this high is clipped
+PLATEAU = 0.3                 #: a neutral rising less than this share of the step below it is clipped
+PLATEAU_MARGIN = 0.1          #: ... and the channel clips from this share of that step under the neutral below
+NEUTRAL_WEIGHT = 5.0          #: the neutrals' weight in the colour matrix's fit
 RIDGE = 0.005             #: pull of the colour matrix towards the identity (least squares, ridge)
 
 
@@ -66,6 +70,9 @@ class ColourFrame:
         Each reference ink as this frame shows it, corrected (:meth:`reflectance`), averaged
         over the strips that were read where no channel of it is clipped (empty without
         references).
+    ceiling : (3,) float64
+        Per channel, the level from which the camera clips (:data:`SATURATED`, or lower where
+        the neutrals showed a plateau).
     """
 
     levels: np.ndarray
@@ -73,6 +80,11 @@ class ColourFrame:
     matrix: np.ndarray
     source: str
     patches: dict
+    ceiling: np.ndarray = field(default_factory=lambda: np.full(3, SATURATED))
+
+    def clipped(self, bgr: np.ndarray) -> np.ndarray:
+        """Which channels of levels ``(..., 3)`` are clipped (at or above the channel's :attr:`ceiling`): ``(..., 3) bool``."""
+        return np.asarray(bgr, np.float32) >= self.ceiling.astype(np.float32)
 
     @property
     def from_mat(self) -> bool:
@@ -99,14 +111,18 @@ class ColourFrame:
         Returns
         -------
         (..., 3) float32
-            ``matrix @ (to_linear(bgr) / to_linear(white_bgr))``.
+            ``matrix @ (to_linear(bgr) / white_linear(white_bgr))``; without the matrix where a
+            channel of the colour is clipped (:meth:`clipped`).
         """
+        bgr = np.asarray(bgr, np.float32)
         lin = self.to_linear(bgr) / np.maximum(self.white_linear(white_bgr), 1e-4)
-        return (lin @ self.matrix.T.astype(np.float32)).astype(np.float32)
+        mixed = np.einsum("...c,dc->...d", lin, self.matrix.astype(np.float32))
+        # a clipped channel is only a lower bound: the matrix would carry its error into the others
+        return np.where(np.any(self.clipped(bgr), axis=-1, keepdims=True), lin, mixed).astype(np.float32)
 
     def white_linear(self, white_bgr: np.ndarray) -> np.ndarray:
         """Linear light of paper that shows ``white_bgr`` levels ``(..., 3)``. A clipped channel
-        (at or above :data:`SATURATED`) hides how bright the paper is: it takes the mean of the
+        (:meth:`clipped`) hides how bright the paper is: it takes the mean of the
         unclipped channels (the references' paper is neutral in these units), or at least 1
         when every channel is clipped.
 
@@ -116,7 +132,7 @@ class ColourFrame:
         """
         w = np.asarray(white_bgr, np.float32)
         lin = self.to_linear(w)
-        clipped = w >= SATURATED
+        clipped = self.clipped(w)
         n = np.sum(~clipped, axis=-1, keepdims=True)
         mean_ok = np.sum(np.where(clipped, 0.0, lin), axis=-1, keepdims=True) / np.maximum(n, 1)
         fill = np.where(n > 0, mean_ok, np.maximum(np.max(lin, axis=-1, keepdims=True), 1.0))
@@ -172,23 +188,57 @@ def read_strips(frame: np.ndarray, homography: np.ndarray, layout: MatLayout) ->
     return [s for s in strips.values() if all(n in s for n, _ in NEUTRALS)]
 
 
-def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray] | None:
-    """Per-channel ``(levels, linear)`` of one strip's neutrals, or None when they do not rise
-    by :data:`MIN_CONTRAST` from black to the brightest unclipped one, or fewer than three of a
-    channel are unclipped (below :data:`SATURATED`), or they do not rise in order (glare or a
-    shadow across the strip). Clipped neutrals (paper white, often) are left out: the curve is
-    then extrapolated from the greys, and paper reads about 1 still."""
+def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per-channel ``(levels, linear, ceiling)`` of one strip's neutrals (module docstring), or
+    None when fewer than three neutrals of a channel are kept, or they rise by less than
+    :data:`MIN_CONTRAST` from black to the brightest kept.
+
+    A neutral is left out of a channel when its level there is clipped: at or above
+    :data:`SATURATED`, or on a *plateau*, rising over the neutral below it by less than
+    :data:`PLATEAU` of the step below (a camera whose raw channel clips mixes the clipped value
+    through its colour matrix: the channel then tops out below 255); the brighter neutrals go
+    with it, and the channel's ``ceiling`` is set :data:`PLATEAU_MARGIN` of the step below under
+    the last neutral kept (brighter levels are clipped, :meth:`ColourFrame.clipped`). A neutral out of order in some channel is left out of
+    all (glare or a shadow across the strip). Without paper white the curve is extrapolated from
+    the greys, and paper reads about 1 still.
+    """
     names = [n for n, _ in NEUTRALS]
     target = np.array([srgb_to_linear(np.array(bgr, np.float64)) for _n, bgr in NEUTRALS])       # (5, 3)
     seen = np.array([strip[n][0] for n in names])                                                 # (5, 3)
+    order = np.argsort(target[:, 0])                                   # black .. white (neutral: same in every channel)
+    ceiling = np.full(3, SATURATED)
+    keep = np.ones((len(seen), 3), bool)
+    for c in range(3):
+        steps = []
+        for k, i in enumerate(order):
+            level = seen[i, c]
+            if k == 0:
+                steps.append(level)
+                continue
+            prev = seen[order[k - 1], c]
+            step = level - prev
+            if level >= SATURATED:
+                keep[order[k:], c] = False
+                break
+            below = prev - seen[order[k - 2], c] if k >= 2 else 0.0
+            if k >= 2 and step < PLATEAU * below:
+                keep[order[k:], c] = False
+                # the plateau may begin just under the neutral below it: levels near it are clipped too
+                ceiling[c] = min(SATURATED, prev - PLATEAU_MARGIN * below)
+                break
+    whole = np.ones(len(seen), bool)
+    for c in range(3):                                                 # out of order anywhere: out everywhere
+        x = seen[order, c][keep[order, c]]
+        if np.any(np.diff(x) <= 0):
+            return None
     levels, linear = [], []
     for c in range(3):
-        keep = seen[:, c] < SATURATED
-        if keep.sum() < 3:
+        sel = whole & keep[:, c]
+        if sel.sum() < 3:
             return None
-        order = np.argsort(target[keep, c])
-        x, y = seen[keep, c][order], target[keep, c][order]
-        if np.any(np.diff(x) <= 0) or x[-1] - x[0] < MIN_CONTRAST:
+        idx = np.argsort(target[sel, c])
+        x, y = seen[sel, c][idx], target[sel, c][idx]
+        if x[-1] - x[0] < MIN_CONTRAST:
             return None
         levels.append(np.concatenate([[0.0], x]) if x[0] > 0 else x)
         linear.append(np.concatenate([[max(0.0, y[0] - x[0] * (y[1] - y[0]) / (x[1] - x[0]))], y]) if x[0] > 0 else y)
@@ -196,7 +246,7 @@ def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray] | None:
         grids = [np.linspace(x[0], x[-1], 9) for x in levels]
         linear = [np.interp(g, x, y) for g, x, y in zip(grids, levels, linear)]
         levels = grids
-    return np.array(levels), np.array(linear)
+    return np.array(levels), np.array(linear), ceiling
 
 
 def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLayout) -> ColourFrame:
@@ -224,24 +274,30 @@ def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     curves = [(s, c) for s, c in curves if c is not None]
     if not curves:
         return nominal("colour references not readable (covered, out of view, clipped or glared)")
-    strip, (levels, lin) = max(curves, key=lambda sc: float(np.min(sc[1][0][:, -1] - sc[1][0][:, 0])))
-    base = ColourFrame(levels, lin, np.eye(3), "mat references", {})
-    seen, want = [], []
+    strip, (levels, lin, ceiling) = max(curves, key=lambda sc: float(np.min(sc[1][0][:, -1] - sc[1][0][:, 0])))
+    ceiling = np.min([c[2] for _s, c in curves], axis=0)
+    base = ColourFrame(levels, lin, np.eye(3), "mat references", {}, ceiling)
+    seen, want, weight = [], [], []
     inks = {r.name: r.bgr for r in layout.references}
+    neutral_names = {n for n, _ in NEUTRALS}
     for s, _c in curves:
         for name, (patch, paper) in s.items():
-            if np.any(patch >= SATURATED):
+            if np.any(base.clipped(patch)):
                 continue
             seen.append(base.reflectance(patch, paper))
             want.append(srgb_to_linear(np.array(inks[name], np.float64)))
-    a, b = np.array(seen, np.float64), np.array(want, np.float64)
-    # ridge towards the identity: minimise |a M^T - b|^2 + RIDGE * n * |M - I|^2
-    n = len(a)
-    m = np.linalg.solve(a.T @ a + RIDGE * n * np.eye(3), a.T @ b + RIDGE * n * np.eye(3)).T
-    frame_c = ColourFrame(levels, lin, m, "mat references", {})
+            weight.append(NEUTRAL_WEIGHT if name in neutral_names else 1.0)
+    a, b, w = np.array(seen, np.float64), np.array(want, np.float64), np.array(weight)[:, None]
+    # weighted ridge towards the identity: minimise sum w |M a - b|^2 + RIDGE * n * |M - I|^2, then
+    # rows scaled to sum to 1 (paper stays paper: the tone curve already made the neutrals right)
+    n = float(w.sum())
+    m = np.linalg.solve((a * w).T @ a + RIDGE * n * np.eye(3), (a * w).T @ b + RIDGE * n * np.eye(3)).T
+    m = m / np.maximum(m.sum(axis=1, keepdims=True), 1e-3)
+    frame_c = ColourFrame(levels, lin, m, "mat references", {}, ceiling)
     patches: dict[str, list] = {}
     for s, _c in curves:
         for name, (patch, paper) in s.items():
-            if np.all(patch < SATURATED):
+            if not np.any(frame_c.clipped(patch)):
                 patches.setdefault(name, []).append(frame_c.reflectance(patch, paper))
-    return ColourFrame(levels, lin, m, "mat references", {k: np.mean(v, axis=0) for k, v in patches.items()})
+    return ColourFrame(levels, lin, m, "mat references", {k: np.mean(v, axis=0) for k, v in patches.items()}, ceiling)
+
