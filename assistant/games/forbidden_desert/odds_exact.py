@@ -1,0 +1,309 @@
+"""The exact storm-phase recursion behind :func:`.odds.storm_loss` (rules §5.4 item 3, §3.8).
+
+The phase is a draw of ``k`` cards; each card acts on a small part of the board: the storm cell
+and the sand supply (wind, §3.8.2), the storm meter (§3.8.4), and who drinks (§3.8.3). Who drinks
+is fixed for the phase except for pawns on an open tunnel under ``blocked_tunnel_shelters:
+false``: their shade holds while the tunnel has at most 1 sand, and the tunnel gains a marker per
+card that slides it, so such a tunnel is followed cell by cell until it holds 2 (a
+:class:`Tunnel`). Every other tile is irrelevant to the loss.
+
+The recursion is memoised on what the remaining cards can still act on, and on the unseen cards
+left. A part of the board is dropped from the memo key as soon as it can no longer lose the game
+in the cards left (the supply holds 3 markers per card left, the meter is further from the skull
+than the cards left, every drinker has more water than the cards left, a tunnel needs more cards
+to fill and then dry its pawns out than are left), and the cards that only acted on that part are
+then counted together as *calm* cards. Dropping a part is exact: the cards left cannot bring it
+to a loss, so it never changes the result, and it never comes back lower in the tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .components import SIZE, STORM_CARDS, VEC, wind_of
+
+#: card index -> (dr, dc, strength) of a wind card, else None (§1.4, §3.8.2)
+_WINDS = tuple((*VEC[w[0]], w[1]) if (w := wind_of(card)) else None for card in STORM_CARDS)
+SUN = STORM_CARDS.index("sun_beats_down")
+PICKS_UP = STORM_CARDS.index("storm_picks_up")
+CALM = len(STORM_CARDS)            #: the pool index of the cards that can no longer matter
+WIND_INDEXES = tuple(j for j, w in enumerate(_WINDS) if w)
+MAX_WIND = 3                       #: the strongest wind card slides 3 tiles (§1.4)
+THIRST, SAND, METER = 0, 1, 2      #: indexes into the (thirst, sand_supply, storm_meter) triple
+
+
+@dataclass(frozen=True)
+class Tunnel:
+    """An open tunnel whose shade may end inside the phase (``blocked_tunnel_shelters: false``).
+
+    Attributes
+    ----------
+    cell : (int, int)
+        Where the tunnel lies, ``(row, col)``.
+    sand : int
+        Its markers now, 0 or 1 (with 2 it is no longer a shade).
+    water : int
+        The least water among the unshielded pawns on it.
+    """
+
+    cell: tuple[int, int]
+    sand: int
+    water: int
+
+
+@dataclass(frozen=True)
+class Phase:
+    """What the players know that a storm phase acts on (rules §5.4).
+
+    Attributes
+    ----------
+    cards : int
+        Cards still to be drawn, 0..6.
+    slots : tuple of (str or None)
+        The draw pile, top first: a card the players saw there (a peek), or ``None``.
+    hidden : tuple of int
+        Per :data:`~.components.STORM_CARDS` entry, the copies in the ``None`` slots.
+    refill : tuple of int
+        Per card, the pile a reshuffle would bring if the slots run out inside the phase (§3.8.1).
+    storm : (int, int)
+    supply : int
+        Sand markers in the supply.
+    meter_left : int
+        Ticks from the meter to the skull (``len(LADDER[n]) - meter``), at least 1.
+    drinkers_water : int or None
+        The least water among pawns that drink at every Sun Beats Down; ``None`` when none do.
+    tunnels : tuple of Tunnel
+        Open tunnels with at most 1 sand that shade pawns for now.
+    """
+
+    cards: int
+    slots: tuple
+    hidden: tuple
+    refill: tuple
+    storm: tuple[int, int]
+    supply: int
+    meter_left: int
+    drinkers_water: int | None
+    tunnels: tuple = ()
+
+
+def _slide(storm: int, j: int) -> tuple[int, dict[int, int]]:
+    """Wind card ``j`` with the storm at cell index ``storm`` (row * 5 + col): the new storm
+    cell and ``{old cell: new cell}`` of the tiles that slid (§3.8.2, respite at the edge)."""
+    dr, dc, k = _WINDS[j]
+    r, c = divmod(storm, SIZE)
+    moved = {}
+    for _ in range(k):
+        sr, sc = r - dr, c - dc
+        if not (0 <= sr < SIZE and 0 <= sc < SIZE):
+            break
+        moved[sr * SIZE + sc] = r * SIZE + c
+        r, c = sr, sc
+    return r * SIZE + c, moved
+
+
+_SLIDES = {(s, j): _slide(s, j) for s in range(SIZE * SIZE) for j in WIND_INDEXES}
+
+
+def _alive(k: int, sand_left, thirst_left, meter_left, tunnels):
+    """Drop the parts that cannot lose the game in ``k`` more cards (see the module docstring).
+
+    Tunnels are ``(cell or -1 once blocked, sand, water)`` tuples, cells as indexes."""
+    if sand_left is not None and sand_left >= MAX_WIND * k:
+        sand_left = None
+    if thirst_left is not None and thirst_left >= k:
+        thirst_left = None
+    if meter_left is not None and meter_left > k:
+        meter_left = None
+    if tunnels:
+        tunnels = tuple(sorted(t for t in tunnels if (0 if t[0] < 0 else 2 - t[1]) + t[2] < k))
+    return sand_left, thirst_left, meter_left, tunnels
+
+
+def _calm_mask(board: tuple) -> tuple[bool, ...]:
+    """Per card index: ``True`` when that card can no longer change anything that matters on
+    ``board`` = (storm, sand_left, thirst_left, meter_left, tunnels)."""
+    return _MASKS[board[0] is not None, board[2] is not None or bool(board[4]), board[3] is not None]
+
+
+_MASKS = {(winds, suns, meter): tuple((j == SUN and not suns) or (j == PICKS_UP and not meter) or
+                                      (_WINDS[j] is not None and not winds) for j in range(len(STORM_CARDS)))
+          for winds in (False, True) for suns in (False, True) for meter in (False, True)}
+
+
+def _project(pool: tuple, calm: tuple) -> tuple:
+    """Move the counts of calm cards into the :data:`CALM` entry."""
+    extra = 0
+    for j in range(CALM):
+        if calm[j] and pool[j]:
+            extra += pool[j]
+    if not extra:
+        return pool
+    return tuple(0 if calm[j] else pool[j] for j in range(CALM)) + (pool[CALM] + extra,)
+
+
+def _effect(board: tuple, j: int, k: int):
+    """Card ``j`` drawn with ``k`` cards due (this one included) on ``board`` = (storm, sand_left,
+    thirst_left, meter_left, tunnels): the loss it causes (an index, or -1) and the board after it,
+    with what the remaining ``k - 1`` cards cannot lose dropped (``None`` for the board when nothing
+    can be lost any more)."""
+    storm, sl2, th2, me2, tu2 = board
+    lost = -1
+    if j != CALM and _calm_mask(board)[j]:
+        j = CALM
+    if j == SUN:
+        if th2 is not None:
+            lost, th2 = (THIRST, th2) if th2 == 0 else (lost, th2 - 1)
+        dried = []
+        for t in tu2:
+            if t[0] >= 0:
+                dried.append(t)
+            elif t[2] == 0:
+                lost = THIRST
+            else:
+                dried.append((t[0], t[1], t[2] - 1))
+        tu2 = tuple(dried)
+    elif j == PICKS_UP:
+        if me2 is not None:
+            me2 -= 1
+            if me2 == 0:
+                lost = METER
+    elif j != CALM:
+        storm, moved = _SLIDES[storm, j]
+        if sl2 is not None:
+            if len(moved) > sl2:
+                lost = SAND
+            sl2 -= len(moved)
+        if tu2 and moved:
+            tu2 = tuple(((moved[t[0]], t[1] + 1, t[2]) if t[1] == 0 else (-1, 2, t[2])) if t[0] in moved else t
+                        for t in tu2)
+    if lost >= 0 or k == 1:
+        return lost, None
+    sl2, th2, me2, tu2 = _alive(k - 1, sl2, th2, me2, tu2)
+    if sl2 is None and th2 is None and me2 is None and not tu2:
+        return -1, None
+    if sl2 is None and not any(t[0] >= 0 for t in tu2):
+        storm = None
+    return -1, (storm, sl2, th2, me2, tu2)
+
+
+def solve(phase: Phase) -> tuple[float, float, float]:
+    """The chances that the phase is lost by thirst, by the sand supply and by the meter.
+
+    Parameters
+    ----------
+    phase : Phase
+
+    Returns
+    -------
+    (float, float, float)
+        ``(thirst, sand_supply, storm_meter)``, each the chance that this is the first loss
+        reached; they sum to the chance of losing. Exact up to float rounding.
+    """
+    slots, n_slots = phase.slots, len(phase.slots)
+    slot_index = tuple(None if c is None else STORM_CARDS.index(c) for c in slots)
+    refill = tuple(phase.refill) + (0,)
+    effects: dict = {}
+    last_two: dict = {}
+    memo: dict = {}
+
+    def effect(board, j, k):
+        key = (board, j, k)
+        out = effects.get(key)
+        if out is None:
+            out = effects[key] = _effect(board, j, k)
+        return out
+
+    def pairs(board):
+        """The last two cards, both from one pool, on ``board``: the first cards grouped by what
+        they lead to, as ``(loss, first cards, [(loss, second cards that cause it, the first
+        cards among those)])``."""
+        out = last_two.get(board)
+        if out is None:
+            groups: dict = {}
+            for j in range(CALM + 1):
+                groups.setdefault(effect(board, j, 2), []).append(j)
+            out = []
+            for (lost, after), firsts in groups.items():
+                losing = []
+                if after is not None:
+                    by_cause: dict = {}
+                    for l in range(CALM + 1):
+                        c = effect(after, l, 1)[0]
+                        if c >= 0:
+                            by_cause.setdefault(c, []).append(l)
+                    losing = [(c, tuple(ls), tuple(j for j in firsts if j in ls)) for c, ls in by_cause.items()]
+                out.append((lost, tuple(firsts), losing))
+            last_two[board] = out
+        return out
+
+    def p(k, i, pool, refilled, board):
+        key = (k, i, pool, refilled, board)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        if not refilled and i == n_slots:
+            if not any(refill):
+                return 0.0, 0.0, 0.0
+            got = p(k, 0, _project(refill, _calm_mask(board)), True, board)
+            memo[key] = got
+            return got
+        head = None if refilled else slot_index[i]
+        mask = _calm_mask(board)
+        acc = [0.0, 0.0, 0.0]
+        if head is None:
+            total = sum(pool)
+            if total == 0:
+                return 0.0, 0.0, 0.0
+            two_from_pool = k == 2 and (refilled or (i + 1 < n_slots and slot_index[i + 1] is None))
+            if two_from_pool and total >= 2:
+                # both cards come from this pool: sum the pairs directly (no node per first card)
+                at = pool.__getitem__
+                for lost, firsts, losing in pairs(board):
+                    n = sum(map(at, firsts))
+                    if not n:
+                        continue
+                    if lost >= 0:
+                        acc[lost] += n / total
+                        continue
+                    for c, seconds, both in losing:
+                        m = n * sum(map(at, seconds)) - sum(map(at, both))
+                        if m:
+                            acc[c] += m / (total * (total - 1))
+                got = memo[key] = (acc[0], acc[1], acc[2])
+                return got
+            options = [(n / total, j) for j, n in enumerate(pool) if n]
+        else:
+            options = [(1.0, CALM if mask[head] else head)]
+        for pr, j in options:
+            lost, after = effect(board, j, k)
+            if lost >= 0:
+                acc[lost] += pr
+                continue
+            if after is None:
+                continue
+            pool2 = pool if head is not None else pool[:j] + (pool[j] - 1,) + pool[j + 1:]
+            calm = _calm_mask(after)
+            if calm is not mask:
+                pool2 = _project(pool2, calm)
+            sub = p(k - 1, i + 1, pool2, refilled, after)
+            acc[0] += pr * sub[0]
+            acc[1] += pr * sub[1]
+            acc[2] += pr * sub[2]
+        got = memo[key] = (acc[0], acc[1], acc[2])
+        return got
+
+    if phase.cards <= 0:
+        return 0.0, 0.0, 0.0
+    storm = phase.storm[0] * SIZE + phase.storm[1]
+    tunnels = tuple((t.cell[0] * SIZE + t.cell[1], t.sand, t.water) for t in phase.tunnels)
+    sand_left, thirst_left, meter_left, tunnels = _alive(
+        phase.cards, phase.supply, phase.drinkers_water, phase.meter_left, tunnels)
+    if sand_left is None and thirst_left is None and meter_left is None and not tunnels:
+        return 0.0, 0.0, 0.0
+    if sand_left is None and not any(t[0] >= 0 for t in tunnels):
+        storm = None
+    board = (storm, sand_left, thirst_left, meter_left, tunnels)
+    pool = _project(tuple(phase.hidden) + (0,), _calm_mask(board))
+    return p(phase.cards, 0, pool, False, board)
