@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from .components import SIZE, STORM_CARDS, VEC, wind_of
 
 #: card index -> (dr, dc, strength) of a wind card, else None (§1.4, §3.8.2)
@@ -31,6 +33,8 @@ CALM = len(STORM_CARDS)            #: the pool index of the cards that can no lo
 WIND_INDEXES = tuple(j for j, w in enumerate(_WINDS) if w)
 MAX_WIND = 3                       #: the strongest wind card slides 3 tiles (§1.4)
 THIRST, SAND, METER = 0, 1, 2      #: indexes into the (thirst, sand_supply, storm_meter) triple
+_CAUSE_COLUMN = np.arange(3)[:, None]
+_EYE = np.eye(len(STORM_CARDS) + 1)
 
 
 @dataclass(frozen=True)
@@ -132,15 +136,28 @@ _MASKS = {(winds, suns, meter): tuple((j == SUN and not suns) or (j == PICKS_UP 
           for winds in (False, True) for suns in (False, True) for meter in (False, True)}
 
 
+_CALM_INDEXES = {mask: tuple(j for j in range(CALM) if mask[j]) for mask in _MASKS.values()}
+
+
 def _project(pool: tuple, calm: tuple) -> tuple:
     """Move the counts of calm cards into the :data:`CALM` entry."""
-    extra = 0
-    for j in range(CALM):
-        if calm[j] and pool[j]:
-            extra += pool[j]
+    indexes = _CALM_INDEXES[calm]
+    extra = sum(map(pool.__getitem__, indexes))
     if not extra:
         return pool
-    return tuple(0 if calm[j] else pool[j] for j in range(CALM)) + (pool[CALM] + extra,)
+    out = list(pool)
+    for j in indexes:
+        out[j] = 0
+    out[CALM] += extra
+    return tuple(out)
+
+
+def _unknown_run(slot_index: tuple, i: int, k: int) -> int:
+    """How many of the next ``k`` slots from ``i`` on are unknown in a row (the pile's end stops it)."""
+    run = 0
+    while run < k and i + run < len(slot_index) and slot_index[i + run] is None:
+        run += 1
+    return run
 
 
 def _effect(board: tuple, j: int, k: int):
@@ -206,6 +223,8 @@ def solve(phase: Phase) -> tuple[float, float, float]:
     refill = tuple(phase.refill) + (0,)
     effects: dict = {}
     last_two: dict = {}
+    last_three: dict = {}
+    last: dict = {}
     memo: dict = {}
 
     def effect(board, j, k):
@@ -215,27 +234,49 @@ def solve(phase: Phase) -> tuple[float, float, float]:
             out = effects[key] = _effect(board, j, k)
         return out
 
+    def last_card(board):
+        """Per card index, the loss that card causes as the last one drawn (-1 for none)."""
+        out = last.get(board)
+        if out is None:
+            out = last[board] = np.array([_effect(board, l, 1)[0] for l in range(CALM + 1)])
+        return out
+
     def pairs(board):
-        """The last two cards, both from one pool, on ``board``: the first cards grouped by what
-        they lead to, as ``(loss, first cards, [(loss, second cards that cause it, the first
-        cards among those)])``."""
+        """The last two cards, both from one pool, on ``board``, as arrays over card indexes:
+        ``first[c, j]`` = 1 when card j loses by cause c, ``second[c, j, l]`` = 1 when j does not
+        and l then loses by c, and ``same[c, j]`` = ``second[c, j, j]``."""
         out = last_two.get(board)
         if out is None:
-            groups: dict = {}
+            first = np.zeros((3, CALM + 1))
+            second = np.zeros((3, CALM + 1, CALM + 1))
             for j in range(CALM + 1):
-                groups.setdefault(effect(board, j, 2), []).append(j)
-            out = []
-            for (lost, after), firsts in groups.items():
-                losing = []
-                if after is not None:
-                    by_cause: dict = {}
-                    for l in range(CALM + 1):
-                        c = effect(after, l, 1)[0]
-                        if c >= 0:
-                            by_cause.setdefault(c, []).append(l)
-                    losing = [(c, tuple(ls), tuple(j for j in firsts if j in ls)) for c, ls in by_cause.items()]
-                out.append((lost, tuple(firsts), losing))
-            last_two[board] = out
+                lost, after = effect(board, j, 2)
+                if lost >= 0:
+                    first[lost, j] = 1.0
+                elif after is not None:
+                    second[:, j, :] = last_card(after)[None, :] == _CAUSE_COLUMN
+            out = last_two[board] = (first, second, np.einsum("cjj->cj", second).copy())
+        return out
+
+    def triples(board):
+        """The last three cards, all from one pool, on ``board``: per first card j, its loss
+        (``first[c, j]``), whether the draw goes on (``going[j]``) and the :func:`pairs` arrays of
+        the board it leaves, stacked over j."""
+        out = last_three.get(board)
+        if out is None:
+            first = np.zeros((3, CALM + 1))
+            going = np.zeros(CALM + 1)
+            f2 = np.zeros((CALM + 1, 3, CALM + 1))
+            s2 = np.zeros((CALM + 1, 3, CALM + 1, CALM + 1))
+            d2 = np.zeros((CALM + 1, 3, CALM + 1))
+            for j in range(CALM + 1):
+                lost, after = effect(board, j, 3)
+                if lost >= 0:
+                    first[lost, j] = 1.0
+                elif after is not None:
+                    going[j] = 1.0
+                    f2[j], s2[j], d2[j] = pairs(after)
+            out = last_three[board] = (first, going, f2, s2, d2)
         return out
 
     def p(k, i, pool, refilled, board):
@@ -256,28 +297,30 @@ def solve(phase: Phase) -> tuple[float, float, float]:
             total = sum(pool)
             if total == 0:
                 return 0.0, 0.0, 0.0
-            two_from_pool = k == 2 and (refilled or (i + 1 < n_slots and slot_index[i + 1] is None))
-            if two_from_pool and total >= 2:
-                # both cards come from this pool: sum the pairs directly (no node per first card)
-                at = pool.__getitem__
-                for lost, firsts, losing in pairs(board):
-                    n = sum(map(at, firsts))
-                    if not n:
-                        continue
-                    if lost >= 0:
-                        acc[lost] += n / total
-                        continue
-                    for c, seconds, both in losing:
-                        m = n * sum(map(at, seconds)) - sum(map(at, both))
-                        if m:
-                            acc[c] += m / (total * (total - 1))
-                got = memo[key] = (acc[0], acc[1], acc[2])
+            run = k if refilled else _unknown_run(slot_index, i, k)
+            if run >= k and 2 <= k <= 3 and total >= k:
+                # the last k cards all come from this pool: sum over them at once, P(j then l) =
+                # n_j (n_l - [j = l]) / (T (T - 1)), and likewise for three
+                n = np.array(pool, dtype=float)
+                if k == 2:
+                    first, second, same = pairs(board)
+                    parts = first @ n / total + ((second @ n) @ n - same @ n) / (total * (total - 1))
+                else:
+                    first, going, f2, s2, d2 = triples(board)
+                    rest = n[None, :] - _EYE                      # row j: the pool after drawing j
+                    t1 = total - 1
+                    inner = np.matmul(s2, rest[:, None, :, None])[..., 0]
+                    v2 = ((f2 * rest[:, None, :]).sum(-1) / t1 +
+                          ((inner * rest[:, None, :]).sum(-1) - (d2 * rest[:, None, :]).sum(-1)) / (t1 * (t1 - 1)))
+                    parts = first @ n / total + (n * going) @ v2 / total
+                got = memo[key] = tuple(parts.tolist())
                 return got
             options = [(n / total, j) for j, n in enumerate(pool) if n]
         else:
             options = [(1.0, CALM if mask[head] else head)]
         for pr, j in options:
-            lost, after = effect(board, j, k)
+            got = effects.get((board, j, k))
+            lost, after = effect(board, j, k) if got is None else got
             if lost >= 0:
                 acc[lost] += pr
                 continue
@@ -287,7 +330,9 @@ def solve(phase: Phase) -> tuple[float, float, float]:
             calm = _calm_mask(after)
             if calm is not mask:
                 pool2 = _project(pool2, calm)
-            sub = p(k - 1, i + 1, pool2, refilled, after)
+            sub = memo.get((k - 1, i + 1, pool2, refilled, after))
+            if sub is None:
+                sub = p(k - 1, i + 1, pool2, refilled, after)
             acc[0] += pr * sub[0]
             acc[1] += pr * sub[1]
             acc[2] += pr * sub[2]
