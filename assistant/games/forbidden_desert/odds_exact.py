@@ -160,6 +160,30 @@ def _unknown_run(slot_index: tuple, i: int, k: int) -> int:
     return run
 
 
+_W = len(STORM_CARDS) + 1
+_J = np.arange(_W)
+#: flat indexes, in the stacked products of ``triples``, of the entries [j, c, j]
+_ROW_J = (_J[:, None] * 3 * _W + np.arange(3)[None, :] * _W + _J[:, None])
+_COL_J = _ROW_J + 3 * _W * _W
+
+
+def _three_from_one_pool(first, going, stack, diagonals, n, total):
+    """The (thirst, sand, meter) chances of the last three cards, all drawn from the pool ``n``
+    (counts per card index, ``total`` cards): per first card j the pool left is ``n - e_j`` and
+    the last two cards follow :func:`pairs`' formula, expanded so one matrix product serves all j:
+    ``(n - e_j)' S (n - e_j) = n' S n - (S n)_j - (S' n)_j + S_jj``."""
+    w, block = _W, 3 * _W * _W
+    v = stack @ n
+    s_n = v[:block].reshape(w, 3, w)
+    s_diag, f_diag, d_diag = diagonals
+    quad = s_n @ n - v[_ROW_J] - v[_COL_J] + s_diag
+    lin_f = v[2 * block:2 * block + 3 * w].reshape(w, 3) - f_diag
+    lin_d = v[2 * block + 3 * w:].reshape(w, 3) - d_diag
+    t1 = total - 1
+    v2 = lin_f / t1 + (quad - lin_d) / (t1 * (t1 - 1))
+    return first @ n / total + (n * going) @ v2 / total
+
+
 def _effect(board: tuple, j: int, k: int):
     """Card ``j`` drawn with ``k`` cards due (this one included) on ``board`` = (storm, sand_left,
     thirst_left, meter_left, tunnels): the loss it causes (an index, or -1) and the board after it,
@@ -260,8 +284,9 @@ def solve(phase: Phase) -> tuple[float, float, float]:
 
     def triples(board):
         """The last three cards, all from one pool, on ``board``: per first card j, its loss
-        (``first[c, j]``), whether the draw goes on (``going[j]``) and the :func:`pairs` arrays of
-        the board it leaves, stacked over j."""
+        (``first[c, j]``), whether the draw goes on (``going[j]``), and the :func:`pairs` arrays of
+        the board j leaves, stacked over j and flattened so that one product with the pool gives
+        every sum :func:`_three_from_one_pool` needs."""
         out = last_three.get(board)
         if out is None:
             first = np.zeros((3, CALM + 1))
@@ -276,7 +301,12 @@ def solve(phase: Phase) -> tuple[float, float, float]:
                 elif after is not None:
                     going[j] = 1.0
                     f2[j], s2[j], d2[j] = pairs(after)
-            out = last_three[board] = (first, going, f2, s2, d2)
+            w = CALM + 1
+            stack = np.concatenate([s2.reshape(-1, w), s2.transpose(0, 1, 3, 2).reshape(-1, w),
+                                    f2.reshape(-1, w), d2.reshape(-1, w)])
+            j = np.arange(w)
+            diagonals = (s2[j, :, j, j], f2[j, :, j], d2[j, :, j])
+            out = last_three[board] = (first, going, stack, diagonals)
         return out
 
     def p(k, i, pool, refilled, board):
@@ -306,13 +336,7 @@ def solve(phase: Phase) -> tuple[float, float, float]:
                     first, second, same = pairs(board)
                     parts = first @ n / total + ((second @ n) @ n - same @ n) / (total * (total - 1))
                 else:
-                    first, going, f2, s2, d2 = triples(board)
-                    rest = n[None, :] - _EYE                      # row j: the pool after drawing j
-                    t1 = total - 1
-                    inner = np.matmul(s2, rest[:, None, :, None])[..., 0]
-                    v2 = ((f2 * rest[:, None, :]).sum(-1) / t1 +
-                          ((inner * rest[:, None, :]).sum(-1) - (d2 * rest[:, None, :]).sum(-1)) / (t1 * (t1 - 1)))
-                    parts = first @ n / total + (n * going) @ v2 / total
+                    parts = _three_from_one_pool(*triples(board), n, total)
                 got = memo[key] = tuple(parts.tolist())
                 return got
             options = [(n / total, j) for j, n in enumerate(pool) if n]
