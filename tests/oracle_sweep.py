@@ -57,6 +57,34 @@ def sweep_storm(count: int, seed: int) -> int:
     return bad
 
 
+def sweep_island(count: int, seed: int) -> int:
+    oracle = _load("discovery_island/test_knowledge_oracle.py")
+    from assistant.games.discovery_island.simulate import random_game
+
+    sets = [("default", {})]
+    for key, values in oracle.ISLAND_RULINGS.items():
+        sets += [(f"{key}={v}", {key: v}) for v in values[1:]]
+    sets.append(("every first alternative at once", {k: v[1] for k, v in oracle.ISLAND_RULINGS.items()}))
+    bad = 0
+    for name, rulings in sets:
+        start, games, totals, wrong = time.perf_counter(), 0, collections.Counter(), 0
+        game_seed = seed
+        while min(totals[k] for k in ("positions", "landings", "treasures")) < count:
+            game = random_game(game_seed, rulings=rulings, max_events=120)
+            try:
+                totals.update(oracle.compare_game(game))
+            except AssertionError as exc:
+                wrong += 1
+                print(f"  disagreement: game seed {game_seed}, {rulings}: {exc}", flush=True)
+            games += 1
+            game_seed += 1
+        bad += wrong
+        print(f"island, {name}: {games} games, positions {totals['positions']}, landings {totals['landings']}, "
+              f"treasure caches {totals['treasures']} compared, {wrong} games with a disagreement, "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+    return bad
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("figure", choices=["storm", "island"])
