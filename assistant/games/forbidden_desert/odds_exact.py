@@ -164,21 +164,20 @@ _W = len(STORM_CARDS) + 1
 _J = np.arange(_W)
 #: flat indexes, in the stacked products of ``triples``, of the entries [j, c, j]
 _ROW_J = (_J[:, None] * 3 * _W + np.arange(3)[None, :] * _W + _J[:, None])
-_COL_J = _ROW_J + 3 * _W * _W
 
 
 def _three_from_one_pool(first, going, stack, diagonals, n, total):
     """The (thirst, sand, meter) chances of the last three cards, all drawn from the pool ``n``
     (counts per card index, ``total`` cards): per first card j the pool left is ``n - e_j`` and
     the last two cards follow :func:`pairs`' formula, expanded so one matrix product serves all j:
-    ``(n - e_j)' S (n - e_j) = n' S n - (S n)_j - (S' n)_j + S_jj``."""
+    with ``P = S + S'``, ``(n - e_j)' S (n - e_j) = n' P n / 2 - (P n)_j + S_jj``."""
     w, block = _W, 3 * _W * _W
     v = stack @ n
-    s_n = v[:block].reshape(w, 3, w)
+    p_n = v[:block].reshape(w, 3, w)
     s_diag, f_diag, d_diag = diagonals
-    quad = s_n @ n - v[_ROW_J] - v[_COL_J] + s_diag
-    lin_f = v[2 * block:2 * block + 3 * w].reshape(w, 3) - f_diag
-    lin_d = v[2 * block + 3 * w:].reshape(w, 3) - d_diag
+    quad = 0.5 * (p_n @ n) - v[_ROW_J] + s_diag
+    lin_f = v[block:block + 3 * w].reshape(w, 3) - f_diag
+    lin_d = v[block + 3 * w:].reshape(w, 3) - d_diag
     t1 = total - 1
     v2 = lin_f / t1 + (quad - lin_d) / (t1 * (t1 - 1))
     return first @ n / total + (n * going) @ v2 / total
@@ -302,8 +301,8 @@ def solve(phase: Phase) -> tuple[float, float, float]:
                     going[j] = 1.0
                     f2[j], s2[j], d2[j] = pairs(after)
             w = CALM + 1
-            stack = np.concatenate([s2.reshape(-1, w), s2.transpose(0, 1, 3, 2).reshape(-1, w),
-                                    f2.reshape(-1, w), d2.reshape(-1, w)])
+            both = s2 + s2.transpose(0, 1, 3, 2)   # a quadratic form needs only its symmetric part
+            stack = np.concatenate([both.reshape(-1, w), f2.reshape(-1, w), d2.reshape(-1, w)])
             j = np.arange(w)
             diagonals = (s2[j, :, j, j], f2[j, :, j], d2[j, :, j])
             out = last_three[board] = (first, going, stack, diagonals)
