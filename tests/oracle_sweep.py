@@ -32,10 +32,11 @@ def _load(relative: str):
     return module
 
 
-def sweep_storm(count: int, seed: int) -> int:
+def sweep_storm(count: int, seed: int, only: list[str] | None = None) -> int:
     oracle = _load("forbidden_desert/test_storm_oracle.py")
     sets = [("default", {})] + [(f"{k}={v[1]}", {k: v[1]}) for k, v in oracle.STORM_RULINGS.items()]
     sets.append(("every alternative at once", {k: v[1] for k, v in oracle.STORM_RULINGS.items()}))
+    sets = [(name, r) for name, r in sets if not only or name in only]
     bad = 0
     for name, rulings in sets:
         start, checked, wrong, by_cards = time.perf_counter(), 0, 0, collections.Counter()
@@ -57,7 +58,7 @@ def sweep_storm(count: int, seed: int) -> int:
     return bad
 
 
-def sweep_island(count: int, seed: int) -> int:
+def sweep_island(count: int, seed: int, only: list[str] | None = None) -> int:
     oracle = _load("discovery_island/test_knowledge_oracle.py")
     from assistant.games.discovery_island.simulate import random_game
 
@@ -65,6 +66,7 @@ def sweep_island(count: int, seed: int) -> int:
     for key, values in oracle.ISLAND_RULINGS.items():
         sets += [(f"{key}={v}", {key: v}) for v in values[1:]]
     sets.append(("every first alternative at once", {k: v[1] for k, v in oracle.ISLAND_RULINGS.items()}))
+    sets = [(name, r) for name, r in sets if not only or name in only]
     bad = 0
     for name, rulings in sets:
         start, games, totals, wrong = time.perf_counter(), 0, collections.Counter(), 0
@@ -90,9 +92,11 @@ def main(argv=None) -> int:
     parser.add_argument("figure", choices=["storm", "island"])
     parser.add_argument("--positions", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument("--only", action="append", help="run only this ruling set (as printed); repeatable")
     args = parser.parse_args(argv)
     sys.setrecursionlimit(10_000)
-    bad = sweep_storm(args.positions, args.seed) if args.figure == "storm" else sweep_island(args.positions, args.seed)
+    sweep = sweep_storm if args.figure == "storm" else sweep_island
+    bad = sweep(args.positions, args.seed, args.only)
     return 1 if bad else 0
 
 

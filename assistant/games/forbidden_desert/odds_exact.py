@@ -183,6 +183,25 @@ def _three_from_one_pool(first, going, stack, diagonals, n, total):
     return first @ n / total + (n * going) @ v2 / total
 
 
+#: per storm cell, the tiles each card index slides (0 for the sun, the meter and calm cards)
+_MOVES = {s: np.array([len(_SLIDES[s, j][1]) if (s, j) in _SLIDES else 0 for j in range(_W)])
+          for s in range(SIZE * SIZE)}
+
+
+def _last_card(board: tuple):
+    """Per card index, the loss that card causes as the last one drawn (-1 for none): a wind
+    that slides more tiles than the supply holds, a sun on a dry drinker, the meter's last tick."""
+    storm, sand_left, thirst_left, meter_left, tunnels = board
+    out = np.full(_W, -1)
+    if sand_left is not None:
+        out[_MOVES[storm] > sand_left] = SAND
+    if thirst_left == 0 or any(t[0] < 0 and t[2] == 0 for t in tunnels):
+        out[SUN] = THIRST
+    if meter_left == 1:
+        out[PICKS_UP] = METER
+    return out
+
+
 def _effect(board: tuple, j: int, k: int):
     """Card ``j`` drawn with ``k`` cards due (this one included) on ``board`` = (storm, sand_left,
     thirst_left, meter_left, tunnels): the loss it causes (an index, or -1) and the board after it,
@@ -261,7 +280,7 @@ def solve(phase: Phase) -> tuple[float, float, float]:
         """Per card index, the loss that card causes as the last one drawn (-1 for none)."""
         out = last.get(board)
         if out is None:
-            out = last[board] = np.array([_effect(board, l, 1)[0] for l in range(CALM + 1)])
+            out = last[board] = _last_card(board)
         return out
 
     def pairs(board):
