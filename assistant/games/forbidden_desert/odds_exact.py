@@ -33,8 +33,6 @@ CALM = len(STORM_CARDS)            #: the pool index of the cards that can no lo
 WIND_INDEXES = tuple(j for j, w in enumerate(_WINDS) if w)
 MAX_WIND = 3                       #: the strongest wind card slides 3 tiles (§1.4)
 THIRST, SAND, METER = 0, 1, 2      #: indexes into the (thirst, sand_supply, storm_meter) triple
-_CAUSE_COLUMN = np.arange(3)[:, None]
-_EYE = np.eye(len(STORM_CARDS) + 1)
 
 
 @dataclass(frozen=True)
@@ -162,6 +160,8 @@ def _unknown_run(slot_index: tuple, i: int, k: int) -> int:
 
 _W = len(STORM_CARDS) + 1
 _J = np.arange(_W)
+_CAUSES3 = np.arange(3)[:, None]
+_NO_PAIRS = (np.zeros((3, _W)), np.zeros((3, _W, _W)), np.zeros((3, _W)))
 #: flat indexes, in the stacked products of ``triples``, of the entries [j, c, j]
 _ROW_J = (_J[:, None] * 3 * _W + np.arange(3)[None, :] * _W + _J[:, None])
 
@@ -289,15 +289,16 @@ def solve(phase: Phase) -> tuple[float, float, float]:
         and l then loses by c, and ``same[c, j]`` = ``second[c, j, j]``."""
         out = last_two.get(board)
         if out is None:
-            first = np.zeros((3, CALM + 1))
-            second = np.zeros((3, CALM + 1, CALM + 1))
-            for j in range(CALM + 1):
+            lost_first = np.full(_W, -1)
+            lost_second = np.full((_W, _W), -1)
+            for j in range(_W):
                 lost, after = effect(board, j, 2)
                 if lost >= 0:
-                    first[lost, j] = 1.0
+                    lost_first[j] = lost
                 elif after is not None:
-                    second[:, j, :] = last_card(after)[None, :] == _CAUSE_COLUMN
-            out = last_two[board] = (first, second, np.einsum("cjj->cj", second).copy())
+                    lost_second[j] = last_card(after)
+            second = (lost_second[None, :, :] == _CAUSES3[:, :, None]).astype(float)
+            out = last_two[board] = ((lost_first[None, :] == _CAUSES3).astype(float), second, second[:, _J, _J])
         return out
 
     def triples(board):
@@ -307,24 +308,23 @@ def solve(phase: Phase) -> tuple[float, float, float]:
         every sum :func:`_three_from_one_pool` needs."""
         out = last_three.get(board)
         if out is None:
-            first = np.zeros((3, CALM + 1))
-            going = np.zeros(CALM + 1)
-            f2 = np.zeros((CALM + 1, 3, CALM + 1))
-            s2 = np.zeros((CALM + 1, 3, CALM + 1, CALM + 1))
-            d2 = np.zeros((CALM + 1, 3, CALM + 1))
-            for j in range(CALM + 1):
+            lost_first = np.full(_W, -1)
+            going = np.zeros(_W)
+            children = []
+            for j in range(_W):
                 lost, after = effect(board, j, 3)
                 if lost >= 0:
-                    first[lost, j] = 1.0
+                    lost_first[j] = lost
                 elif after is not None:
                     going[j] = 1.0
-                    f2[j], s2[j], d2[j] = pairs(after)
-            w = CALM + 1
+                    children.append(pairs(after))
+                    continue
+                children.append(_NO_PAIRS)
+            f2, s2, d2 = (np.stack([c[i] for c in children]) for i in range(3))
             both = s2 + s2.transpose(0, 1, 3, 2)   # a quadratic form needs only its symmetric part
-            stack = np.concatenate([both.reshape(-1, w), f2.reshape(-1, w), d2.reshape(-1, w)])
-            j = np.arange(w)
-            diagonals = (s2[j, :, j, j], f2[j, :, j], d2[j, :, j])
-            out = last_three[board] = (first, going, stack, diagonals)
+            stack = np.concatenate([both.reshape(-1, _W), f2.reshape(-1, _W), d2.reshape(-1, _W)])
+            diagonals = (s2[_J, :, _J, _J], f2[_J, :, _J], d2[_J, :, _J])
+            out = last_three[board] = ((lost_first[None, :] == _CAUSES3).astype(float), going, stack, diagonals)
         return out
 
     def p(k, i, pool, refilled, board):
