@@ -14,12 +14,16 @@ than the cards left, every drinker has more water than the cards left, a tunnel 
 to fill and then dry its pawns out than are left), and the cards that only acted on that part are
 then counted together as *calm* cards. Dropping a part is exact: the cards left cannot bring it
 to a loss, so it never changes the result, and it never comes back lower in the tree.
+
+When the last two or three cards all come from one pool of unseen cards, their sum is taken at
+once: drawing j then l from counts ``n`` (``T`` cards) has chance ``n_j (n_l - [j = l]) / (T (T -
+1))``, so the loss of the last two cards is a quadratic form in ``n`` whose 0/1 matrices depend
+only on the board (:func:`solve`'s ``pairs`` and ``triples`` tables, built once per board).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
