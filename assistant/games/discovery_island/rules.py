@@ -137,7 +137,7 @@ def _learn_clue(state: State, ev: Event) -> Refusal | None:
     if not reread:
         state.taken[label] = p
         state.clues[p] = {**state.clues[p], label: clue}
-    _observe(state, p, ("label", label))   # the walker pulled slider `label`: it knows where it is
+    _observe(state, p, ("label", label))   # §6.2 (and, landed on it, §5.11: the walker names the label)
     _add(state, state.rule("clue_cost"))
     return None
 
@@ -153,8 +153,7 @@ def _open_cache(state: State, ev: Event) -> Refusal | None:
     if state.cfg.digital and found != (label == state.cfg.treasure):
         truth = "holds the treasure" if label == state.cfg.treasure else "is empty"
         return Refusal("cache_result_mismatch", f"The checkometer says cache {label} {truth}.")
-    state.begun = True
-    _observe(state, p, ("label", label))   # as for a clue: opening needs the label
+    state.begun = True                     # §6.2: opening a cache leaves the candidates unchanged
     state.sums[p] += state.rule("cache_open_cost")
     if found:
         state.result, state.winner = "won", p

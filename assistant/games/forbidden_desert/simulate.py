@@ -102,6 +102,8 @@ def random_game(seed: int, n_players: int | None = None, difficulty: str | None 
     rng = random.Random(seed)
     setup_obj = random_setup(rng, n_players, difficulty)
     rulings = dict(rulings or {})
+    if rulings.get("storm_tracker_card"):        # the 13th equipment card (§4), somewhere in the deck
+        setup_obj["equipment_deck"].insert(rng.randint(0, 12), "storm_tracker")
     return play_out(setup_obj, rulings, setup.new_state(setup_obj, rulings), lambda s: _choose(rng, s, free_rate),
                     rules.apply, lambda s: s.result != "ongoing", max_events)
 
