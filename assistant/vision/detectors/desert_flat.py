@@ -46,6 +46,9 @@ DEFAULT_TILE_MM = 62.0
 CARD_MM = (63.0, 88.0)
 #: quarter turns a tile may lie in (rules §1.2: all upright)
 TILE_TURNS = (0,)
+#: a tile's fine score: its picture cut into n x n blocks, the best k counted (sand markers of
+#: up to 40 mm lie on the middle of a 58-66 mm tile: its border blocks stay in view)
+TILE_BLOCKS = (4, 11)
 #: a tile's centre is looked for within this many mm of its cell's centre (a square window)
 SEARCH_MM = 22.0
 #: labels scored again at the fine resolution, per cell; the best of them compared where their
@@ -308,7 +311,8 @@ class DesertFlat:
             # upright only: every tile is laid with its compass (or, face up, its symbol's
             # corner) where the rules say (rules §1.2, "Orientation"), and the rectified mat
             # has the grid's north at the top whatever side the camera looks from
-            self._banks[size] = ArtBank(self.tile_pictures, (size, size), turns=TILE_TURNS)
+            self._banks[size] = ArtBank(self.tile_pictures, (size, size), turns=TILE_TURNS, blocks=TILE_BLOCKS[0],
+                                        blocks_kept=TILE_BLOCKS[1])
         return self._banks[size]
 
     def region(self, cells: Iterable) -> tuple[float, float, float, float]:

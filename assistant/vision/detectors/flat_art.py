@@ -228,8 +228,10 @@ class ArtBank:
         upright in its place).
     keep : float
         Share of each side compared (``KEEP``).
+    blocks : int
+        :func:`block_score` cuts a template into ``blocks`` x ``blocks`` blocks.
     blocks_kept : int
-        Of the ``BLOCKS ** 2`` blocks :func:`block_score` compares, how many best ones count
+        Of those blocks, how many best ones count
         (fewer: more robust to pieces lying on the art, less able to tell pictures apart that
         differ in one block; 9 for cards, which nothing covers).
     """
@@ -239,6 +241,7 @@ class ArtBank:
     turns: tuple[int, ...] = (0, 1, 2, 3)
     keep: float = KEEP
     blocks_kept: int = 7
+    blocks: int = 3
     templates: list = field(default_factory=list, init=False)
 
     def __post_init__(self):
@@ -321,7 +324,7 @@ class ArtBank:
                 _, _, _, (du, dv) = cv2.minMaxLoc(both)
                 u, v = u0 + du, v0 + dv
                 score = block_score(board[v:v + th, u:u + tw], t.fine, colour[v:v + th, u:u + tw], t.colour,
-                                    self.blocks_kept)
+                                    self.blocks_kept, self.blocks)
                 if t.label not in out or score > out[t.label].score:
                     centre = (origin_mm[0] + (u + tw / 2) / FINE_PPM, origin_mm[1] + (v + th / 2) / FINE_PPM)
                     out[t.label] = Match(t.label, float(score), i, centre)
@@ -372,7 +375,7 @@ BLOCKS = 3
 
 
 def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_colour: np.ndarray,
-                kept: int = BLOCKS * BLOCKS) -> float:
+                kept: int = BLOCKS * BLOCKS, blocks: int = BLOCKS) -> float:
     """How well a patch shows a template, robust to things lying on it (a sand marker, a pawn
     cover part of a tile): the template is cut into ``BLOCKS`` x ``BLOCKS`` blocks, each
     block's normalised cross-correlation with the patch (gradient channels plus
@@ -383,11 +386,11 @@ def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_
     All four arrays are ``(h, w, 2) float32`` of one size (:func:`gradient_image`,
     :func:`chroma_image`). Returns a float in -1..1."""
     h, w = tpl_grad.shape[:2]
-    ys = np.linspace(0, h, BLOCKS + 1).astype(int)
-    xs = np.linspace(0, w, BLOCKS + 1).astype(int)
+    ys = np.linspace(0, h, blocks + 1).astype(int)
+    xs = np.linspace(0, w, blocks + 1).astype(int)
     out = []
-    for i in range(BLOCKS):
-        for j in range(BLOCKS):
+    for i in range(blocks):
+        for j in range(blocks):
             sl = (slice(ys[i], ys[i + 1]), slice(xs[j], xs[j + 1]))
             g = _ncc(grad[sl], tpl_grad[sl])
             c = _ncc(colour[sl], tpl_colour[sl])
