@@ -15,7 +15,6 @@ table view: may read only).
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import threading
 import time
@@ -26,7 +25,7 @@ from typing import Any, Mapping
 from ..games import Event, Game, MalformedError
 from ..games.base import Refusal
 from ..records import FORMAT, parse_header, read_record
-from .journal import Journal
+from .journal import Journal, write_private
 
 #: How many applied events a snapshot lists.
 RECENT = 12
@@ -410,8 +409,8 @@ class Session:
 
 
 def _tokens(record: Path, seats: int) -> dict[str, str]:
-    """The session's tokens, kept beside the record in ``<record>.tokens.json`` (mode 0600) so
-    that tablets keep working after ``--resume``; made on first use."""
+    """The session's tokens, kept beside the record in ``<record>.tokens.json`` (mode 0600, like
+    the record) so that tablets keep working after ``--resume``; made on first use."""
     path = record.with_name(record.name + ".tokens.json")
     if path.exists():
         try:
@@ -421,11 +420,5 @@ def _tokens(record: Path, seats: int) -> dict[str, str]:
         if isinstance(tokens, dict) and set(tokens) == {"referee", *map(str, range(seats))}:
             return tokens
     tokens = {"referee": secrets.token_urlsafe(16), **{str(s): secrets.token_urlsafe(16) for s in range(seats)}}
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(tokens, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_private(path, json.dumps(tokens))
     return tokens
