@@ -2,8 +2,8 @@
 
 ``assistant serve --game G [--record PATH] [--setup FILE] [--source S] [--host H] [--port P]``
 or ``assistant serve --resume RECORD``. The pages are served by waitress (a production WSGI
-server) with enough threads that the live streams of every tablet never starve ordinary
-requests (one open stream holds one thread). The server binds to 127.0.0.1 unless ``--host``
+server, set up in :mod:`.wsgi`) with enough threads that the live streams of every tablet never
+starve ordinary requests (one open stream holds one thread). The server binds to 127.0.0.1 unless ``--host``
 says otherwise, and says where it listens when it starts.
 """
 
@@ -193,14 +193,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         except (LayoutError, ValueError) as exc:
             print(f"serve: {exc}", file=sys.stderr)
             return 2
-    from waitress import create_server
-
     from .app import create_app
+    from .wsgi import make_server
 
     app = create_app(session, camera=panel.jpeg if panel else None)
     app.config["MAX_STREAMS"] = 2 * (session.seats + 2)        # every stream holds one of the threads
-    server = create_server(app, host=args.host, port=args.port, threads=threads_for(session.seats),
-                           channel_timeout=30, ident="tabletop-assistant")
+    server = make_server(app, args.host, args.port, threads_for(session.seats))
     base = f"http://{args.host if args.host not in ('0.0.0.0', '::') else 'THIS-MACHINE'}:{server.effective_port}"
     where = ("only this machine (use --host 0.0.0.0 for tablets on the network)" if args.host in ("127.0.0.1", "localhost")
              else f"the network on {args.host}")

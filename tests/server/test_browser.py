@@ -18,6 +18,7 @@ from assistant.games.forbidden_desert.simulate import random_setup as desert_set
 from assistant.referee.session import Session
 from assistant.server.app import create_app
 from assistant.server.serve import threads_for
+from assistant.server.wsgi import make_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
@@ -39,9 +40,7 @@ def browser():
 
 def serve(session: Session) -> str:
     """Serve ``session`` under waitress on a free loopback port; returns the base URL."""
-    from waitress import create_server
-
-    server = create_server(create_app(session), host="127.0.0.1", port=0, threads=threads_for(session.seats))
+    server = make_server(create_app(session), "127.0.0.1", 0, threads_for(session.seats))
     threading.Thread(target=server.run, daemon=True).start()      # ends with the test process
     return f"http://127.0.0.1:{server.effective_port}"
 
