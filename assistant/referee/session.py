@@ -123,8 +123,9 @@ class Session:
 
     @classmethod
     def start(cls, game_id: str, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None,
-              path: str | Path) -> "Session":
-        """A new session whose record is written to ``path``.
+              path: str | Path, rng: random.Random | None = None) -> "Session":
+        """A new session whose record is written to ``path``; ``rng`` draws what the engine
+        deals during play (a digital reshuffle's order; default: seeded by the system).
 
         Raises
         ------
@@ -142,7 +143,7 @@ class Session:
         if Path(path).exists():
             raise FileExistsError(f"{path} exists: resume it with --resume, or choose another record name")
         journal = Journal(path, header)
-        return cls(game, header, start, journal, _tokens(Path(path), _seats(game, start)))
+        return cls(game, header, start, journal, _tokens(Path(path), _seats(game, start)), rng)
 
     @classmethod
     def resume(cls, path: str | Path) -> "Session":
