@@ -395,8 +395,9 @@ def make_pair(game_id: str, chooser: Chooser, folder: Path, history: int = 12) -
 # -- the benchmark ------------------------------------------------------------------------------------
 
 def run(seconds: float = 60.0, seed: int = 1, steps: int = 40) -> int:
-    """``assistant bench secrets``: probe pairs of every game for ``seconds`` in all (a third
-    each), then fuzz every route with malformed requests (:mod:`.hostile`); print the counts.
+    """``assistant bench secrets``: probe pairs of each game for a quarter of ``seconds``, then
+    fuzz every route with malformed requests for the last quarter (:mod:`.hostile`); print the
+    counts.
 
     Returns
     -------

@@ -301,18 +301,18 @@ class Game(ABC):
         tile's face, a card drawn or peeked at, a clue read, a dealt die), for a game whose
         set-up is ``state`` (only its fixed configuration is read, so the answer never depends on
         the position). They are never taken from a player's token: with the assistant's own
-        (digital) decks and layouts the engine fills them (:meth:`complete`); at a physical table
-        the camera or the referee enters them. The default, for games without hidden
-        information, is none."""
+        (digital) decks and layouts the engine reveals them when it applies the event; at a
+        physical table the camera or the referee enters them. The default, for games without
+        hidden information, is none."""
         return ()
 
     def complete(self, state: Any, event: Event, rng: Any = None) -> Event:
-        """``event`` with each observation the engine itself holds filled in (a digital deck's
-        top card, a named layout's face, a digital checkometer's clue), so that it can be applied
-        and recorded whole; observations already given are kept (and checked by :meth:`apply`).
-        ``rng`` (a ``random.Random``) draws what nobody holds yet (a digital reshuffle's order,
-        a digital die); with ``None`` a fixed value is used (for checking legality only). The
-        default returns ``event`` unchanged."""
+        """``event`` with what the engine must draw itself to apply it: what nobody holds yet (a
+        digital reshuffle's order, a roll of the assistant's own die), drawn with ``rng`` (a
+        ``random.Random``; with ``None`` a fixed value, for checking legality only). An
+        observation the engine already holds (a named layout's face, a digital deck's top card,
+        a digital checkometer's clue) needs no filling: :meth:`apply` reads it when the event
+        leaves it out. The default returns ``event`` unchanged."""
         return event
 
     def poster(self, event: Event) -> int | None:

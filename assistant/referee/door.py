@@ -16,9 +16,9 @@ to say (:meth:`~assistant.games.base.Game.view`, ``event_view``, ``legal_view``,
 - :func:`notices`: warnings and questions, whose public form never carries a secret.
 
 Observations (a tile's face, a card, a clue, a dealt die) are never taken from a player's
-token: with the assistant's own decks and layouts the engine reveals them
-(:meth:`~assistant.games.base.Game.complete`); at a physical table the camera or the referee
-enters them.
+token: with the assistant's own decks and layouts the engine reveals them when it applies the
+event (drawing what nobody holds yet with :meth:`~assistant.games.base.Game.complete`); at a
+physical table the camera or the referee enters them.
 """
 
 from __future__ import annotations
@@ -101,8 +101,8 @@ def legal(game: Game, state: Any, start: Any, role: Role) -> list[Event]:
 
     The referee gets every legal event, a seat those it may post
     (:meth:`~assistant.games.base.Game.legal_view`), the public table what the player to move
-    may post. Observations are taken out wherever the engine can fill them in
-    (:meth:`~assistant.games.base.Game.complete`): one event then stands for every outcome, and
+    may post. Observations are taken out wherever the engine accepts the event without them
+    (it reveals them itself): one event then stands for every outcome, and
     its listing says nothing about which. An event that still needs an observation (a physical
     deck's card) is listed whole for the referee, who enters what the table showed, and not at
     all for anyone else. Order is kept, duplicates dropped.
@@ -123,7 +123,7 @@ def legal(game: Game, state: Any, start: Any, role: Role) -> list[Event]:
 
 
 def _fillable(game: Game, state: Any, start: Any, bare: Event) -> bool:
-    """Whether the engine completes ``bare`` into an event it accepts in ``state``."""
+    """Whether the engine accepts ``bare`` in ``state`` (after drawing what it draws itself)."""
     filled = game.complete(state, bare)
     try:
         filled = game.parse_event(filled.to_json(), start)

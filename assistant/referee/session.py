@@ -199,9 +199,10 @@ class Session:
         """Apply one event posted by ``role``; returns ``{"index": N, "ok": true}``.
 
         Before the position is looked at, :func:`.door.check_post` decides whether ``role`` may
-        post such an event at all. The engine then fills in the observations it holds
-        (:meth:`~assistant.games.base.Game.complete`: a digital deck's card, a named layout's
-        face) and the completed event is what is applied and recorded.
+        post such an event at all. The engine then draws what nobody holds yet
+        (:meth:`~assistant.games.base.Game.complete`: a digital reshuffle's order), and that
+        event is what is applied and recorded; observations the engine holds (a digital deck's
+        card, a named layout's face) it reads itself when the event leaves them out.
 
         Raises
         ------

@@ -67,8 +67,14 @@ def test_the_probe_finds_a_planted_leak(monkeypatch, plant, game_id, kind):
     """The probe can fail: with one protection taken out it reports the leak."""
     from assistant.referee import door
 
-    if plant == "terrascope_sighting_for_all":
-        monkeypatch.setattr(type(get_game(game_id)), "event_view", lambda self, event, seat: dict(event))
+    if plant == "terrascope_sighting_for_all":                # every seat's view holds every sighting
+        from assistant.games.forbidden_desert import views
+
+        def everyones(state, seat=None):
+            seen = frozenset().union(*state.scoped)
+            return lambda slot: state.ident[slot] if (state.excavated[slot] or slot in seen) else None
+
+        monkeypatch.setattr(views, "table_knowledge", everyones)
     elif plant == "listed_rolls":
         monkeypatch.setattr(door, "strip", lambda game, state, event: event)
     else:

@@ -95,27 +95,10 @@ class DiscoveryIsland(Game):
         return event.actor
 
     def observations(self, state: State, event: Event) -> tuple[str, ...]:
-        """A clue read at a checkpoint and whether a cache held the treasure (§5.9, §5.10): the
-        digital checkometer fills them in; a physical one is read by the walker and entered by
-        the referee."""
+        """A clue read at a checkpoint and whether a cache held the treasure (§5.9, §5.10): with a
+        digital checkometer the engine answers when they are left out; a physical one is read by
+        the walker and entered by the referee."""
         return {"learn_clue": ("clue",), "open_cache": ("found",)}.get(event.type, ())
-
-    def complete(self, state: State, event: Event, rng: Any = None) -> Event:
-        """With a digital checkometer, the clue dealt at the checkpoint the walker stands on and
-        whether the cache it opens holds the treasure (only where the label is that of its hex:
-        else :meth:`apply` refuses the event as it is)."""
-        if not state.cfg.digital or event.type not in ("learn_clue", "open_cache") or event.actor != state.walker:
-            return event
-        here = state.cfg.island.info(state.pos[state.walker])
-        label = event.get("label")
-        if label != here.label or here.marker not in ("checkpoint", "cache"):
-            return event
-        params = dict(event.params)
-        if event.type == "learn_clue" and params.get("clue") is None and label in state.cfg.deal:
-            params["clue"] = dict(state.cfg.deal[label])
-        elif event.type == "open_cache" and "found" not in params:
-            params["found"] = label == state.cfg.treasure
-        return Event.from_params(event.actor, event.type, params, dict(event.extra))
 
     def legal_view(self, state: State, seat: int | None) -> list[Event]:
         """Each seat is offered what it may post (:meth:`poster`): the walker ends or skips its

@@ -69,7 +69,8 @@ class ForbiddenDesert(Game):
         return hidden.observations(event)
 
     def complete(self, state: State, event: Event, rng: Any = None) -> Event:
-        """The observations the assistant holds filled in (:func:`~.hidden.complete`)."""
+        """A digital reshuffle's order drawn (:func:`~.hidden.complete`); the rest the engine
+        reads from its own layout and decks when applying."""
         return hidden.complete(state, event, rng)
 
     def event_view(self, event: Mapping[str, Any], seat: int | None) -> dict[str, Any] | None:

@@ -4,8 +4,9 @@ An event's *observations* are the parameters that report hidden information as t
 it: the face an excavation or a Terrascope shows (``reveals``, ``sees``), the equipment card
 drawn (``draws``), the storm cards peeked at or drawn (``seen``, ``card``) and a digital
 reshuffle's new ``order``. A player's token never supplies them: where the assistant holds the
-answer (a layout naming the faces, digital decks) :func:`complete` fills them in before the
-event is applied; at a physical table the camera or the referee enters them.
+answer (a layout naming the faces, digital decks) the engine reads it when the event leaves it
+out, and :func:`complete` draws a digital reshuffle's order; at a physical table the camera or
+the referee enters them.
 
 :func:`event_view` is what each seat may see of an applied event: a Terrascope's sighting is the
 holder's alone (§5.1) and a reshuffle's new order is nobody's.
@@ -17,7 +18,7 @@ import random
 from typing import Any, Mapping
 
 from ..base import Event
-from .components import KIND_OF_TILE, NUMBERED_KINDS, face_of, on_board
+from .components import KIND_OF_TILE, NUMBERED_KINDS, face_of
 from .state import State
 
 #: event type -> its observation parameters; ``play_equipment`` by card in :data:`CARD_OBSERVATIONS`
@@ -40,66 +41,33 @@ def gives_equipment(face: str) -> bool:
     return kind in ("crash_site", "tunnel", "gear")
 
 
-def _face_here(state: State, slot: int) -> str | None:
-    """The face of ``slot`` when the assistant holds it and the tile is still face down."""
-    tile = state.ident[slot]
-    return face_of(tile) if tile is not None and not state.excavated[slot] else None
-
-
 def complete(state: State, ev: Event, rng: random.Random | None = None) -> Event:
-    """``ev`` with every observation the assistant holds filled in (§5.1-§5.3).
+    """``ev`` with what the engine must draw itself: a digital ``reshuffle``'s new ``order`` (the
+    discard pile shuffled by ``rng``, or as it lies with ``rng=None``) when none is given.
 
-    Filled, when absent: an excavation's ``reveals`` (the face, never a numbered id: which gear
-    a tile is tells where the others lie) and, with a digital equipment deck, ``draws`` (the top
-    card); a Terrascope's ``sees``; a peek's ``seen`` when every card looked at is known; a
-    digital ``draw_storm``'s ``card``; a digital ``reshuffle``'s ``order`` (the discard pile
-    shuffled by ``rng``, or as it lies with ``rng=None``).
+    Every other observation the assistant holds needs no filling: :func:`~.rules.apply` reads a
+    named layout's face, a digital deck's top card or a known peek when the event leaves it out
+    (§5.1-§5.3), so the record keeps the event as it was posted.
 
     Parameters
     ----------
     state : State
         The position the event is about to be applied to (not modified).
     ev : Event
-        A well-formed event (its seats and cells may still be out of range: nothing is filled
-        then, and :func:`~.rules.apply` refuses it).
+        A well-formed event.
     rng : random.Random, optional
 
     Returns
     -------
     Event
-        ``ev`` itself when there is nothing to fill.
+        ``ev`` itself when there is nothing to draw.
     """
-    params: dict[str, Any] = dict(ev.params)
-    n = state.cfg.n
-    seat_ok = isinstance(ev.actor, int) and 0 <= ev.actor < n
-    if ev.type == "excavate" and seat_ok:
-        slot = state.pawn[ev.actor]
-        face = _face_here(state, slot)
-        if "reveals" not in params and face is not None:
-            params["reveals"] = face
-        shown = params.get("reveals") or face
-        if ("draws" not in params and shown is not None and gives_equipment(shown)
-                and state.cfg.digital_equipment and state.equip_pile and not state.excavated[slot]):
-            params["draws"] = state.equip_pile[0]
-    elif ev.type == "play_equipment" and ev.get("card") == "terrascope" and "sees" not in params:
-        at = ev.get("at")
-        slot = state.slot_at(at) if at is not None and on_board(at) else None
-        if slot is not None and _face_here(state, slot) is not None:
-            params["sees"] = _face_here(state, slot)
-    elif ev.type in ("meteorologist_peek", "play_equipment") and "seen" in observations(ev) and "seen" not in params:
-        m = min(state.draw_count, len(state.pile))
-        if all(card is not None for card in state.pile[:m]):
-            params["seen"] = tuple(state.pile[:m])
-    elif ev.type == "draw_storm" and "card" not in params and state.cfg.digital_storm and state.pile:
-        params["card"] = state.pile[0]
-    elif ev.type == "reshuffle" and "order" not in params and state.cfg.digital_storm and not state.pile:
-        order = list(state.discard)
-        if rng is not None:
-            rng.shuffle(order)
-        params["order"] = tuple(order)
-    if params == dict(ev.params):
+    if ev.type != "reshuffle" or ev.get("order") is not None or not state.cfg.digital_storm or state.pile:
         return ev
-    return Event.from_params(ev.actor, ev.type, params, dict(ev.extra))
+    order = list(state.discard)
+    if rng is not None:
+        rng.shuffle(order)
+    return Event.make("storm", "reshuffle", extra=dict(ev.extra), order=tuple(order))
 
 
 def event_view(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:

@@ -93,14 +93,12 @@ class ScoutPennant(Game):
         return ("value",) if event.type == "roll" and state.cfg.rolls is not None else ()
 
     def complete(self, state: State, event: Event, rng: Any = None) -> Event:
-        """A dealt roll's ``value``: the next one of ``setup.rolls``, and once they are used up a
-        roll of ``rng`` (1 without one)."""
-        if event.type != "roll" or event.get("value") is not None or state.cfg.rolls is None:
+        """A roll of the assistant's own d8 once ``setup.rolls`` is used up: ``rng`` rolls it (1
+        without one). While the list lasts the engine reads the next roll itself."""
+        if event.type != "roll" or event.get("value") is not None or state.cfg.rolls is None \
+                or rules.cfg_roll(state) is not None:
             return event
-        value = rules.cfg_roll(state)
-        if value is None:
-            value = rng.randint(1, 8) if rng is not None else 1
-        return Event.make(event.actor, "roll", extra=dict(event.extra), value=value)
+        return Event.make(event.actor, "roll", extra=dict(event.extra), value=rng.randint(1, 8) if rng else 1)
 
     def reveals(self, state: State, event: Event) -> bool:
         """A d8 roll (§5.1) is chance shown: it cannot be undone. Everything else is open."""
