@@ -118,7 +118,9 @@ class Target:
 
         for game_id in GAMES:
             s = Session.start(game_id, default_setup(game_id, seed=3), None, self.folder / f"{game_id}.jsonl")
-            self.sessions[game_id] = (s, create_app(s).test_client())
+            app = create_app(s)
+            app.config["MAX_STREAMS"] = 1              # one live view: one that is never freed shows at once
+            self.sessions[game_id] = (s, app.test_client())
         self.log = _Errors()
 
     def send(self, game_id: str, method: str, path: str, headers: dict[str, str], body: bytes | None) -> int:

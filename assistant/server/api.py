@@ -226,15 +226,17 @@ def stream():
         raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
                                                     "the page retries by itself.")
     gone = request.environ.get("waitress.client_disconnected")
+    response = Response(stream_with_context(_events(s, who, keepalive_s, gone)), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    closed: list[bool] = []
 
-    def counted():
-        try:
-            yield from _events(s, who, keepalive_s, gone)
-        finally:
+    def release() -> None:                             # the server closes every response, read or not (HEAD)
+        if not closed:
+            closed.append(True)
             s.close_view(who)
 
-    return Response(stream_with_context(counted()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(release)
+    return response
 
 
 @bp.get("/openapi.json")

@@ -108,6 +108,20 @@ def test_waitress_refusals_are_one_json_sentence(real):
     conn.close()
 
 
+def test_a_stream_that_is_never_read_frees_its_slot(tmp_path):
+    """``HEAD /api/stream`` (or a client gone before the first byte) never starts the stream's
+    generator; its slot must still be freed (``assistant bench secrets`` found 555 such 503s)."""
+    s = Session.start("scout-pennant", default_setup("scout-pennant", seed=2), None, tmp_path / "g.jsonl")
+    app = create_app(s)
+    app.config["MAX_STREAMS"] = 2
+    client = app.test_client()
+    for _ in range(5):
+        response = client.head("/api/stream")
+        assert response.status_code == 200
+        response.close()
+    assert sum(s.tablets.values()) == 0
+
+
 def _stream(port, token=""):
     sock = socket.create_connection(("127.0.0.1", port), timeout=5)
     sock.sendall(f"GET /api/stream{'?token=' + token if token else ''} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
