@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-from ..games import Event
 from ..referee.session import Session, SessionError
 
 FORGED = "forged-token-of-nobody"
