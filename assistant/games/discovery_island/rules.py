@@ -16,7 +16,8 @@ from .setup import MARCH_TARGET
 from .state import State
 
 STEPS = ("choose_direction", "enter_checkpoint", "enter_cache")
-WALKER_ACTIONS = STEPS + ("sea_refused", "learn_clue", "open_cache")
+#: the walker's events that depend on its true hex (the opponent or the referee enters them, §6.1)
+WALKER_STEPS = STEPS + ("sea_refused", "learn_clue", "open_cache")
 
 
 def _where(h: Hex) -> str:
@@ -145,11 +146,13 @@ def _learn_clue(state: State, ev: Event) -> Refusal | None:
 def _open_cache(state: State, ev: Event) -> Refusal | None:
     island, p = state.cfg.island, state.walker
     info = island.info(state.pos[p])
-    label, found = ev["label"], ev["found"]
+    label, found = ev["label"], ev.get("found")
     if info.marker != "cache":
         return Refusal("not_at_cache", "The walker is not on a cache.")
     if label != info.label:
         return Refusal("label_mismatch", f"This cache is {info.label}, not {label}.")
+    if found is None:                      # a digital checkometer answers (physical: parse requires it)
+        found = label == state.cfg.treasure
     if state.cfg.digital and found != (label == state.cfg.treasure):
         truth = "holds the treasure" if label == state.cfg.treasure else "is empty"
         return Refusal("cache_result_mismatch", f"The checkometer says cache {label} {truth}.")
