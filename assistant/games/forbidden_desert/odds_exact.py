@@ -377,5 +377,5 @@ def solve(phase: Phase) -> tuple[float, float, float]:
         out += last_two(tables[two_rows], [group for _, group in two])
     if three:
         first = (firsts[:, None, :] == np.arange(3)[None, :, None]).astype(float)
-        out += last_three(first, tables[children], [group for _, group in three])
+        out += last_three(first, tables, children, [group for _, group in three])
     return float(out[0]), float(out[1]), float(out[2])

@@ -69,16 +69,18 @@ def last_two(tables: np.ndarray, groups: list[dict]) -> np.ndarray:
     return out
 
 
-def last_three(first: np.ndarray, tables: np.ndarray, groups: list[dict]) -> np.ndarray:
+def last_three(first: np.ndarray, tables: np.ndarray, children: np.ndarray, groups: list[dict]) -> np.ndarray:
     """The (thirst, sand, meter) chances of the last three cards, summed over leaves.
 
     Parameters
     ----------
     first : ndarray, (B, 3, W) float
         Per leaf, ``first[c, j]`` = 1 when card j loses by cause c at once.
-    tables : ndarray, (B, W, 3 W + 6, W) float
-        Per leaf and first card j, the pair table of the board j leaves (zeros when j loses or
-        leaves nothing to lose).
+    tables : ndarray, (R, 3 W + 6, W) float
+        Pair tables of boards with two cards due.
+    children : ndarray, (B, W) int
+        Per leaf and first card j, the row of ``tables`` for the board j leaves (a row of zeros
+        when j loses or leaves nothing to lose).
     groups : list of dict
         Per leaf, ``{pool: chance}`` as in :func:`last_two`, pools with at least 3 cards.
 
@@ -92,12 +94,11 @@ def last_three(first: np.ndarray, tables: np.ndarray, groups: list[dict]) -> np.
     expanded so that one matrix product serves every j: with ``P = S + S'``,
     ``(n - e_j)' S (n - e_j) = n' P n / 2 - (P n)_j + S_jj``.
     """
-    w = tables.shape[1]
-    rows = tables.shape[2]
+    rows, w = tables.shape[1:]
     out = np.zeros(3)
     for indexes, n, total, chance in _buckets(groups, 3.0):
         b, m = n.shape[:2]
-        table = tables[indexes]                                            # (B, W, rows, W)
+        table = tables[children[indexes]]                                  # (B, W, rows, W)
         v = (n @ table.reshape(b, w * rows, w).transpose(0, 2, 1)).reshape(b, m, w, rows)
         p_n = v[..., :3 * w].reshape(b, m, w, 3, w)
         quad = 0.5 * (p_n * n[:, :, None, None, :]).sum(axis=4) - np.diagonal(p_n, axis1=2, axis2=4).transpose(0, 1, 3, 2)
