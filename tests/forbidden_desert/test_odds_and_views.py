@@ -8,7 +8,10 @@ import random
 from collections import Counter
 from fractions import Fraction
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assistant.check import check_record
 from assistant.games.base import Event
@@ -168,3 +171,36 @@ def test_terrascope_without_sees_shows_the_known_face_to_its_holder():
     assert view(state, 0)["tiles"][3][1] == "launch_pad"
     assert view(state, 0)["face_odds"]["launch_pad"][3][1] == 1.0
     assert view(state, 1)["tiles"][3][1] == "dune_back" and view(state, None)["tiles"][3][1] == "dune_back"
+
+
+BOARDS_TWO_DUE = st.builds(
+    lambda storm, sand, thirst, meter, tunnels: (storm, sand, thirst, meter, tuple(sorted(set(tunnels)))),
+    st.integers(0, 24), st.one_of(st.none(), st.integers(0, 5)), st.one_of(st.none(), st.integers(0, 1)),
+    st.one_of(st.none(), st.integers(1, 2)),
+    st.lists(st.tuples(st.integers(0, 24), st.integers(0, 1), st.integers(0, 1)), max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(BOARDS_TWO_DUE)
+def test_pair_tables_equal_the_cards_applied_one_by_one(raw):
+    """§3.8.2-§3.8.4 as odds_exact._effect applies them, card after card, against the pair table
+    built for all boards at once (odds_tail's layout: S + S', first, diagonal of S)."""
+    from assistant.games.forbidden_desert import odds_exact as ox
+
+    sand, thirst, meter, tunnels = ox._alive(2, *raw[1:])
+    board = (raw[0] if sand is not None or tunnels else None, sand, thirst, meter, tunnels)
+    w = ox.CALM + 1
+    first, second = np.zeros((3, w)), np.zeros((3, w, w))
+    for j in range(w):
+        cause, after = ox._effect(board, j, 2)
+        if cause >= 0:
+            first[cause, j] = 1
+        elif after is not None:
+            for card in range(w):
+                last, _ = ox._effect(after, card, 1)
+                if last >= 0:
+                    second[last, j, card] = 1
+    table = ox._pair_tables([None, board])
+    assert not table[0].any()
+    assert np.array_equal(table[1], np.concatenate([(second + second.transpose(0, 2, 1)).reshape(3 * w, w), first,
+                                                    np.diagonal(second, axis1=1, axis2=2)]))

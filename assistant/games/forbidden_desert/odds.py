@@ -4,9 +4,10 @@ Only what the *players* know is used: the discard pile, the cards a Meteorologis
 Tracker has seen (and where they now lie), and the revealed tiles; never the assistant's own
 digital deck order. The figure assumes, as §5.4 does, that nobody plays a free action during
 the phase. It is exact for every draw the game can ask for (1-6 cards): :mod:`.odds_exact`
-holds the memoised recursion, and the shade of each pawn is judged as each Sun Beats Down
-resolves (§3.8.3), which matters under ``blocked_tunnel_shelters: false``: a tunnel that slides
-into its second sand marker stops sheltering its pawns in the middle of the phase.
+holds the computation (the draw followed card by card, equal states merged), and the shade of
+each pawn is judged as each Sun Beats Down resolves (§3.8.3), which matters under
+``blocked_tunnel_shelters: false``: a tunnel that slides into its second sand marker stops
+sheltering its pawns in the middle of the phase.
 """
 
 from __future__ import annotations

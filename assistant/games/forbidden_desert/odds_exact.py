@@ -1,4 +1,4 @@
-"""The exact storm-phase recursion behind :func:`.odds.storm_loss` (rules §5.4 item 3, §3.8).
+"""The exact storm-phase computation behind :func:`.odds.storm_loss` (rules §5.4 item 3, §3.8).
 
 The phase is a draw of ``k`` cards; each card acts on a small part of the board: the storm cell
 and the sand supply (wind, §3.8.2), the storm meter (§3.8.4), and who drinks (§3.8.3). Who drinks
@@ -7,18 +7,21 @@ false``: their shade holds while the tunnel has at most 1 sand, and the tunnel g
 card that slides it, so such a tunnel is followed cell by cell until it holds 2 (a
 :class:`Tunnel`). Every other tile is irrelevant to the loss.
 
-The recursion is memoised on what the remaining cards can still act on, and on the unseen cards
-left. A part of the board is dropped from the memo key as soon as it can no longer lose the game
-in the cards left (the supply holds 3 markers per card left, the meter is further from the skull
-than the cards left, every drinker has more water than the cards left, a tunnel needs more cards
-to fill and then dry its pawns out than are left), and the cards that only acted on that part are
+The draw is followed card by card, one level per card due, as a map from *states* (what the
+remaining cards can still act on, the unseen cards left, the next slot) to the chance of reaching
+them, so that paths reaching the same state are merged (the memo of a recursion, run forwards).
+A part of the board is dropped from the state as soon as it can no longer lose the game in the
+cards left (the supply holds 3 markers per card left, the meter is further from the skull than
+the cards left, every drinker has more water than the cards left, a tunnel needs more cards to
+fill and then dry its pawns out than are left), and the cards that only acted on that part are
 then counted together as *calm* cards. Dropping a part is exact: the cards left cannot bring it
-to a loss, so it never changes the result, and it never comes back lower in the tree.
+to a loss, so it never changes the result, and it never comes back later in the draw. A tunnel
+that fills is blocked: its pawns drink from then on, so they join the drinkers' least water.
 
-When the last two or three cards all come from one pool of unseen cards, their sum is taken at
-once: drawing j then l from counts ``n`` (``T`` cards) has chance ``n_j (n_l - [j = l]) / (T (T -
-1))``, so the loss of the last two cards is a quadratic form in ``n`` whose 0/1 matrices depend
-only on the board (:func:`solve`'s ``pairs`` and ``triples`` tables, built once per board).
+When the last two or three cards all come from one pool of unseen cards, the state is a *leaf*:
+every pool reaching a leaf is gathered per board, and their sums are taken at once by
+:mod:`.odds_tail` (the loss of the last cards is a polynomial in the pool's counts whose 0/1
+coefficients depend only on the board, :func:`_pair_tables`, built for every board at once).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .components import SIZE, STORM_CARDS, VEC, wind_of
+from .odds_tail import last_three, last_two
 
 #: card index -> (dr, dc, strength) of a wind card, else None (§1.4, §3.8.2)
 _WINDS = tuple((*VEC[w[0]], w[1]) if (w := wind_of(card)) else None for card in STORM_CARDS)
@@ -115,7 +119,7 @@ _SLIDES = {(s, j): _slide(s, j) for s in range(SIZE * SIZE) for j in WIND_INDEXE
 def _alive(k: int, sand_left, thirst_left, meter_left, tunnels):
     """Drop the parts that cannot lose the game in ``k`` more cards (see the module docstring).
 
-    Tunnels are ``(cell or -1 once blocked, sand, water)`` tuples, cells as indexes."""
+    Tunnels are open ones, ``(cell index, sand, water)`` tuples, sorted."""
     if sand_left is not None and sand_left >= MAX_WIND * k:
         sand_left = None
     if thirst_left is not None and thirst_left >= k:
@@ -123,7 +127,8 @@ def _alive(k: int, sand_left, thirst_left, meter_left, tunnels):
     if meter_left is not None and meter_left > k:
         meter_left = None
     if tunnels:
-        tunnels = tuple(sorted(t for t in tunnels if (0 if t[0] < 0 else 2 - t[1]) + t[2] < k))
+        kept = tuple(t for t in tunnels if 2 - t[1] + t[2] < k)
+        tunnels = kept if len(kept) < 2 else tuple(sorted(kept))
     return sand_left, thirst_left, meter_left, tunnels
 
 
@@ -164,89 +169,100 @@ def _unknown_run(slot_index: tuple, i: int, k: int) -> int:
 
 _W = len(STORM_CARDS) + 1
 _J = np.arange(_W)
-_CAUSES3 = np.arange(3)[:, None]
-_NO_PAIRS = (np.zeros((3, _W)), np.zeros((3, _W, _W)), np.zeros((3, _W)))
-#: flat indexes, in the stacked products of ``triples``, of the entries [j, c, j]
-_ROW_J = (_J[:, None] * 3 * _W + np.arange(3)[None, :] * _W + _J[:, None])
-
-
-def _three_from_one_pool(first, going, stack, diagonals, n, total):
-    """The (thirst, sand, meter) chances of the last three cards, all drawn from the pool ``n``
-    (counts per card index, ``total`` cards): per first card j the pool left is ``n - e_j`` and
-    the last two cards follow :func:`pairs`' formula, expanded so one matrix product serves all j:
-    with ``P = S + S'``, ``(n - e_j)' S (n - e_j) = n' P n / 2 - (P n)_j + S_jj``."""
-    w, block = _W, 3 * _W * _W
-    v = stack @ n
-    p_n = v[:block].reshape(w, 3, w)
-    s_diag, f_diag, d_diag = diagonals
-    quad = 0.5 * (p_n @ n) - v[_ROW_J] + s_diag
-    lin_f = v[block:block + 3 * w].reshape(w, 3) - f_diag
-    lin_d = v[block + 3 * w:].reshape(w, 3) - d_diag
-    t1 = total - 1
-    v2 = lin_f / t1 + (quad - lin_d) / (t1 * (t1 - 1))
-    return first @ n / total + (n * going) @ v2 / total
-
-
 #: per storm cell, the tiles each card index slides (0 for the sun, the meter and calm cards)
 _MOVES = {s: np.array([len(_SLIDES[s, j][1]) if (s, j) in _SLIDES else 0 for j in range(_W)])
           for s in range(SIZE * SIZE)}
 
 
-def _last_card(board: tuple):
-    """Per card index, the loss that card causes as the last one drawn (-1 for none): a wind
-    that slides more tiles than the supply holds, a sun on a dry drinker, the meter's last tick."""
-    storm, sand_left, thirst_left, meter_left, tunnels = board
-    out = np.full(_W, -1)
-    if sand_left is not None:
-        out[_MOVES[storm] > sand_left] = SAND
-    if thirst_left == 0 or any(t[0] < 0 and t[2] == 0 for t in tunnels):
-        out[SUN] = THIRST
-    if meter_left == 1:
-        out[PICKS_UP] = METER
-    return out
+#: per storm cell, the storm cell after each card index (unchanged for the sun, the meter, calm cards)
+_NEXT = np.array([[_SLIDES[s, j][0] if (s, j) in _SLIDES else s for j in range(_W)] for s in range(SIZE * SIZE)])
+#: ``[storm cell, j, cell]`` = True when card index j slides the tile at ``cell``
+_CARRIED = np.array([[[(s, j) in _SLIDES and c in _SLIDES[s, j][1] for c in range(SIZE * SIZE)]
+                      for j in range(_W)] for s in range(SIZE * SIZE)])
+_MOVE_TABLE = np.stack([_MOVES[s] for s in range(SIZE * SIZE)])   #: ``_MOVES`` as a (cell, card index) array
+_NONE = 99                     #: stands for a part that cannot be lost any more (``None``)
+
+
+def _pair_tables(boards: list) -> np.ndarray:
+    """The pair tables (see :mod:`.odds_tail`) of ``boards`` (``None`` for a board where nothing
+    can be lost), as a (len(boards), 3 W + 6, W) float array.
+
+    Per board, ``first[j]`` is the loss card j causes and ``second[j, l]`` the loss l causes after
+    j when j causes none (-1 for none): the same as :func:`_effect` for j then for l, taken for
+    every board and card at once. With one or two cards left only the supply (against the tiles
+    a wind slides), a dry drinker (a pawn whose tunnel j blocked drinks from then on) and the
+    meter's last tick can lose."""
+    count = len(boards)
+    storm, sand, thirst, meter = (np.array([_NONE if b is None or b[i] is None else b[i] for b in boards])
+                                  for i in range(4))
+    storm[storm == _NONE] = 0                      # no supply and no open tunnel: winds change nothing
+    meter[meter == _NONE] = 0
+    tunnels = [[(cell, water) for cell, tsand, water in b[4] if tsand] if b else [] for b in boards]
+    moves = _MOVE_TABLE[storm]                                                 # (B, W)
+    first = np.where(moves > sand[:, None], SAND, -1)
+    first[:, SUN] = np.where(thirst == 0, THIRST, -1)
+    first[:, PICKS_UP] = np.where(meter == 1, METER, -1)
+    second = np.where(_MOVE_TABLE[_NEXT[storm]] > (sand[:, None] - moves)[:, :, None], SAND, -1)
+    dry = thirst[:, None] - (_J == SUN)
+    for t in range(max(map(len, tunnels))):
+        cell = np.array([ts[t][0] if len(ts) > t else 0 for ts in tunnels])
+        water = np.array([ts[t][1] if len(ts) > t else _NONE for ts in tunnels])
+        dry = np.where(_CARRIED[storm[:, None], _J, cell[:, None]], np.minimum(dry, water[:, None]), dry)
+    second[:, :, SUN] = np.where(dry == 0, THIRST, -1)
+    second[:, :, PICKS_UP] = np.where(meter[:, None] - (_J == PICKS_UP) == 1, METER, -1)
+    second[first >= 0] = -1
+    causes = np.arange(3)
+    first = (first[:, None, :] == causes[None, :, None]).astype(float)           # (B, 3, W)
+    second = (second[:, None] == causes[None, :, None, None]).astype(float)      # (B, 3, W, W)
+    both = second + second.transpose(0, 1, 3, 2)      # a quadratic form needs only its symmetric part
+    return np.concatenate([both.reshape(count, 3 * _W, _W), first,
+                           np.diagonal(second, axis1=2, axis2=3)], axis=1)
 
 
 def _effect(board: tuple, j: int, k: int):
     """Card ``j`` drawn with ``k`` cards due (this one included) on ``board`` = (storm, sand_left,
     thirst_left, meter_left, tunnels): the loss it causes (an index, or -1) and the board after it,
     with what the remaining ``k - 1`` cards cannot lose dropped (``None`` for the board when nothing
-    can be lost any more)."""
+    can be lost any more).
+
+    A tunnel that reaches its second marker is blocked and no longer shades (§3.8.3): its pawns
+    drink at every Sun Beats Down from then on, so its water joins ``thirst_left`` (the least water
+    among the drinkers), which keeps one board per situation."""
     storm, sl2, th2, me2, tu2 = board
-    lost = -1
-    if j != CALM and _calm_mask(board)[j]:
-        j = CALM
+    # a calm card (see _calm_mask) changes nothing that matters: a sun or a meter card finds no
+    # part to act on below, and winds are calm exactly when the storm cell is dropped
     if j == SUN:
         if th2 is not None:
-            lost, th2 = (THIRST, th2) if th2 == 0 else (lost, th2 - 1)
-        dried = []
-        for t in tu2:
-            if t[0] >= 0:
-                dried.append(t)
-            elif t[2] == 0:
-                lost = THIRST
-            else:
-                dried.append((t[0], t[1], t[2] - 1))
-        tu2 = tuple(dried)
+            if th2 == 0:
+                return THIRST, None
+            th2 -= 1
     elif j == PICKS_UP:
         if me2 is not None:
+            if me2 == 1:
+                return METER, None
             me2 -= 1
-            if me2 == 0:
-                lost = METER
-    elif j != CALM:
+    elif j != CALM and storm is not None:
         storm, moved = _SLIDES[storm, j]
         if sl2 is not None:
             if len(moved) > sl2:
-                lost = SAND
+                return SAND, None
             sl2 -= len(moved)
         if tu2 and moved:
-            tu2 = tuple(((moved[t[0]], t[1] + 1, t[2]) if t[1] == 0 else (-1, 2, t[2])) if t[0] in moved else t
-                        for t in tu2)
-    if lost >= 0 or k == 1:
-        return lost, None
+            kept = []
+            for t in tu2:
+                if t[0] not in moved:
+                    kept.append(t)
+                elif t[1] == 0:
+                    kept.append((moved[t[0]], 1, t[2]))
+                elif th2 is None or t[2] < th2:
+                    th2 = t[2]
+            tu2 = tuple(kept)
+    if k == 1:
+        return -1, None
     sl2, th2, me2, tu2 = _alive(k - 1, sl2, th2, me2, tu2)
     if sl2 is None and th2 is None and me2 is None and not tu2:
         return -1, None
-    if sl2 is None and not any(t[0] >= 0 for t in tu2):
+    if sl2 is None and not tu2:
         storm = None
     return -1, (storm, sl2, th2, me2, tu2)
 
@@ -268,10 +284,6 @@ def solve(phase: Phase) -> tuple[float, float, float]:
     slot_index = tuple(None if c is None else STORM_CARDS.index(c) for c in slots)
     refill = tuple(phase.refill) + (0,)
     effects: dict = {}
-    last_two: dict = {}
-    last_three: dict = {}
-    last: dict = {}
-    memo: dict = {}
 
     def effect(board, j, k):
         key = (board, j, k)
@@ -280,95 +292,45 @@ def solve(phase: Phase) -> tuple[float, float, float]:
             out = effects[key] = _effect(board, j, k)
         return out
 
-    def last_card(board):
-        """Per card index, the loss that card causes as the last one drawn (-1 for none)."""
-        out = last.get(board)
-        if out is None:
-            out = last[board] = _last_card(board)
-        return out
+    levels: list[dict] = [{} for _ in range(phase.cards + 1)]   # per cards due: state -> chance
+    leaves: dict = {}                                             # (cards, board) -> {pool: chance}
+    losses = [0.0, 0.0, 0.0]                                      # per cause, found while drawing
 
-    def pairs(board):
-        """The last two cards, both from one pool, on ``board``, as arrays over card indexes:
-        ``first[c, j]`` = 1 when card j loses by cause c, ``second[c, j, l]`` = 1 when j does not
-        and l then loses by c, and ``same[c, j]`` = ``second[c, j, j]``."""
-        out = last_two.get(board)
-        if out is None:
-            lost_first = np.full(_W, -1)
-            lost_second = np.full((_W, _W), -1)
-            for j in range(_W):
-                lost, after = effect(board, j, 2)
-                if lost >= 0:
-                    lost_first[j] = lost
-                elif after is not None:
-                    lost_second[j] = last_card(after)
-            second = (lost_second[None, :, :] == _CAUSES3[:, :, None]).astype(float)
-            out = last_two[board] = ((lost_first[None, :] == _CAUSES3).astype(float), second, second[:, _J, _J])
-        return out
-
-    def triples(board):
-        """The last three cards, all from one pool, on ``board``: per first card j, its loss
-        (``first[c, j]``), whether the draw goes on (``going[j]``), and the :func:`pairs` arrays of
-        the board j leaves, stacked over j and flattened so that one product with the pool gives
-        every sum :func:`_three_from_one_pool` needs."""
-        out = last_three.get(board)
-        if out is None:
-            lost_first = np.full(_W, -1)
-            going = np.zeros(_W)
-            children = []
-            for j in range(_W):
-                lost, after = effect(board, j, 3)
-                if lost >= 0:
-                    lost_first[j] = lost
-                elif after is not None:
-                    going[j] = 1.0
-                    children.append(pairs(after))
-                    continue
-                children.append(_NO_PAIRS)
-            f2, s2, d2 = (np.stack([c[i] for c in children]) for i in range(3))
-            both = s2 + s2.transpose(0, 1, 3, 2)   # a quadratic form needs only its symmetric part
-            stack = np.concatenate([both.reshape(-1, _W), f2.reshape(-1, _W), d2.reshape(-1, _W)])
-            diagonals = (s2[_J, :, _J, _J], f2[_J, :, _J], d2[_J, :, _J])
-            out = last_three[board] = ((lost_first[None, :] == _CAUSES3).astype(float), going, stack, diagonals)
-        return out
-
-    def p(k, i, pool, refilled, board):
-        key = (k, i, pool, refilled, board)
-        got = memo.get(key)
-        if got is not None:
-            return got
+    def reach(k, i, pool, refilled, board, chance):
+        """Add ``chance`` to the state with ``k`` cards due, the next from slot ``i`` (or from the
+        reshuffled pile), or to a leaf when the last two or three cards all come from ``pool``."""
         if not refilled and i == n_slots:
             if not any(refill):
-                return 0.0, 0.0, 0.0
-            got = p(k, 0, _project(refill, _calm_mask(board)), True, board)
-            memo[key] = got
-            return got
+                return
+            i, pool, refilled = 0, _project(refill, _calm_mask(board)), True
+        if refilled or slot_index[i] is None:
+            if k <= 3:
+                total = sum(pool)
+                if total == 0:
+                    return
+                if k >= 2 and total >= k and (refilled or _unknown_run(slot_index, i, k) >= k):
+                    group = leaves.setdefault((k, board), {})
+                    group[pool] = group.get(pool, 0.0) + chance
+                    return
+        key = (i, pool, refilled, board)
+        level = levels[k]
+        level[key] = level.get(key, 0.0) + chance
+
+    def expand(k, i, pool, refilled, board, chance):
+        """Draw the next card of a state: each card's loss is added to ``losses``, each board after
+        it is reached with its chance."""
         head = None if refilled else slot_index[i]
         mask = _calm_mask(board)
-        acc = [0.0, 0.0, 0.0]
         if head is None:
             total = sum(pool)
-            if total == 0:
-                return 0.0, 0.0, 0.0
-            run = k if refilled else _unknown_run(slot_index, i, k)
-            if run >= k and 2 <= k <= 3 and total >= k:
-                # the last k cards all come from this pool: sum over them at once, P(j then l) =
-                # n_j (n_l - [j = l]) / (T (T - 1)), and likewise for three
-                n = np.array(pool, dtype=float)
-                if k == 2:
-                    first, second, same = pairs(board)
-                    parts = first @ n / total + ((second @ n) @ n - same @ n) / (total * (total - 1))
-                else:
-                    parts = _three_from_one_pool(*triples(board), n, total)
-                got = memo[key] = tuple(parts.tolist())
-                return got
-            options = [(n / total, j) for j, n in enumerate(pool) if n]
+            options = [(chance * n / total, j) for j, n in enumerate(pool) if n]
         else:
-            options = [(1.0, CALM if mask[head] else head)]
+            options = [(chance, CALM if mask[head] else head)]
         for pr, j in options:
             got = effects.get((board, j, k))
-            lost, after = effect(board, j, k) if got is None else got
-            if lost >= 0:
-                acc[lost] += pr
+            cause, after = effect(board, j, k) if got is None else got
+            if cause >= 0:
+                losses[cause] += pr
                 continue
             if after is None:
                 continue
@@ -376,14 +338,7 @@ def solve(phase: Phase) -> tuple[float, float, float]:
             calm = _calm_mask(after)
             if calm is not mask:
                 pool2 = _project(pool2, calm)
-            sub = memo.get((k - 1, i + 1, pool2, refilled, after))
-            if sub is None:
-                sub = p(k - 1, i + 1, pool2, refilled, after)
-            acc[0] += pr * sub[0]
-            acc[1] += pr * sub[1]
-            acc[2] += pr * sub[2]
-        got = memo[key] = (acc[0], acc[1], acc[2])
-        return got
+            reach(k - 1, i + 1, pool2, refilled, after, chance=pr)
 
     if phase.cards <= 0:
         return 0.0, 0.0, 0.0
@@ -393,8 +348,34 @@ def solve(phase: Phase) -> tuple[float, float, float]:
         phase.cards, phase.supply, phase.drinkers_water, phase.meter_left, tunnels)
     if sand_left is None and thirst_left is None and meter_left is None and not tunnels:
         return 0.0, 0.0, 0.0
-    if sand_left is None and not any(t[0] >= 0 for t in tunnels):
+    if sand_left is None and not tunnels:
         storm = None
     board = (storm, sand_left, thirst_left, meter_left, tunnels)
     pool = _project(tuple(phase.hidden) + (0,), _calm_mask(board))
-    return p(phase.cards, 0, pool, False, board)
+    reach(phase.cards, 0, pool, False, board, 1.0)
+    for k in range(phase.cards, 0, -1):
+        for (i, pool, refilled, board), chance in levels[k].items():
+            expand(k, i, pool, refilled, board, chance)
+    out = np.array(losses)
+    two = [(board, group) for (k, board), group in leaves.items() if k == 2]
+    three = [(board, group) for (k, board), group in leaves.items() if k == 3]
+    if not two and not three:
+        return float(out[0]), float(out[1]), float(out[2])
+    rows = {None: 0}                   # a board with two cards due -> its pair table's row
+    firsts = np.full((len(three), _W), -1)
+    children = np.zeros((len(three), _W), dtype=int)
+    for x, (board, _) in enumerate(three):
+        for j in range(_W):
+            cause, after = effect(board, j, 3)
+            if cause >= 0:
+                firsts[x, j] = cause
+            elif after is not None:
+                children[x, j] = rows.setdefault(after, len(rows))
+    two_rows = [rows.setdefault(board, len(rows)) for board, _ in two]
+    tables = _pair_tables(list(rows))
+    if two:
+        out += last_two(tables[two_rows], [group for _, group in two])
+    if three:
+        first = (firsts[:, None, :] == np.arange(3)[None, :, None]).astype(float)
+        out += last_three(first, tables, children, [group for _, group in three])
+    return float(out[0]), float(out[1]), float(out[2])
