@@ -84,17 +84,20 @@ class BoardWatcher:
         self.px_per_mm = px_per_mm
         self.gate = MotionGate(layout, px_per_mm, self.region, fps, margin, params)
         self._last_gate_state = "starting"
-        self._visible_key = None
-        self._visible_mask = None
+        self._inside_key = None
+        self._inside = None
 
-    def _visible(self, homography: np.ndarray, frame_hw: tuple[int, int]) -> np.ndarray:
-        """Gate blocks inside the camera frame, recomputed only when the homography changes."""
+    def _in_view(self, homography: np.ndarray, frame_hw: tuple[int, int]) -> np.ndarray | None:
+        """Rectified pixels inside the camera frame ``(h, w) uint8`` (255 in view), or None when
+        all are; recomputed only when the homography changes."""
         key = (homography.tobytes(), frame_hw)
-        if self._visible_key != key:
+        if self._inside_key != key:
             inside = rectify(np.full(frame_hw, 255, np.uint8), homography, self.layout, self.px_per_mm, self.region,
                              interpolation=cv2.INTER_NEAREST)
-            self._visible_mask, self._visible_key = self.gate.visible_blocks(inside), key
-        return self._visible_mask
+            # the frame's own border row is half board, half black after interpolation: leave it out
+            inside = cv2.erode(inside, np.ones((3, 3), np.uint8))
+            self._inside, self._inside_key = (None if inside.all() else inside), key
+        return self._inside
 
     def process(self, image: np.ndarray, index: int, t: float) -> WatchOutput:
         """Run one frame ``(H, W, 3) uint8`` BGR through the idle path."""
@@ -107,7 +110,7 @@ class BoardWatcher:
             self.gate.note_bump()
         small = rectify(image, track.homography, self.layout, self.px_per_mm, self.region)
         gate = self.gate.update(small, index, t, hold=self.tracker.hidden,
-                                visible=self._visible(track.homography, image.shape[:2]))
+                                inside=self._in_view(track.homography, image.shape[:2]))
         if gate.state == "settling" and self._last_gate_state == "moving":
             self.tracker.request()                 # the scene just settled: was the board bumped?
         self._last_gate_state = gate.state

@@ -1,0 +1,364 @@
+"""Comparing two pictures of a board block by block, whatever the light does.
+
+The comparison works on a grid of small blocks (5 mm, :data:`BLOCK_MM`). For each colour channel
+it takes the log ratio of the two pictures' block means and removes the *local light*: the
+median of that log ratio over a neighbourhood about two cells wide. Light multiplies a surface's
+colour (von Kries): a lamp switched on, a warmer white balance, an exposure step, a cloud, a
+hotspot or a person's soft shadow change whole neighbourhoods smoothly and leave no residual
+(field report F3); a piece laid, lifted or turned over changes its own blocks only, a minority of
+the neighbourhood. Blocks out of the camera's view take the log ratio of the nearest block in view,
+so the light at the edge of the view is estimated from the board, not from the black outside it.
+
+With a ``tolerance`` of one block, a block counts as changed only when no block of the other
+picture's 3x3 neighbourhood explains it, both ways (a new piece is darker or brighter than
+everything that was around it; a removed one than everything that is around it now): what is left
+of a shake of a few pixels after alignment (:mod:`.align`) and JPEG noise on grid lines then
+changes nothing, while a piece, several blocks wide, still does.
+
+Changed blocks must form blobs (an opening drops isolated blocks). :func:`arms` finds the blobs
+that reach the edge of the board's part in view and are larger than a piece: a hand or an arm,
+resting or moving, not a move.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .mats import MatLayout
+
+BLOCK_MM = 5.0
+LIGHT_WINDOW_MM = 150.0     #: neighbourhood of the local light estimate (about two cells of a real mat)
+LIGHT_WINDOW_CELLS = 2.2    #: the same in cells, for a bare grid located by its corners
+CLIPPED = 254               #: a pixel with a channel this bright is clipped (glare, overexposure)
+#: a blob reaching the edge of the view is an arm when it covers this many cells' worth of blocks
+ARM_CELLS = 1.5
+
+
+class BlockGrid:
+    """Block-grid regions of the small rectified board: one box per cell, margin-band segments.
+
+    Parameters
+    ----------
+    layout : MatLayout
+    region_mm : (x0, y0, x1, y1)
+        The part of the mat the rectified board shows.
+    margin_mm : float
+        Width of the band around the play area watched for arms.
+    light_window_mm : float, optional
+        Neighbourhood of the local light (default :data:`LIGHT_WINDOW_MM`).
+
+    Attributes
+    ----------
+    shape : (bh, bw)
+    keys : list of tuple
+        Cell keys, then ``("card",)`` when the mat has a card place.
+    cells : list of (slice, slice)
+        Each key's box of blocks.
+    segments : list of (ys, xs)
+        The band around the play area cut into 16 angular segments (block indices).
+    light_k : int
+        Light window in blocks (odd).
+    cell_blocks : float
+        Blocks in a typical cell box (the median).
+    """
+
+    def __init__(self, layout: MatLayout, region_mm, margin_mm: float, light_window_mm: float | None = None):
+        ox, oy = region_mm[0], region_mm[1]
+        self.shape = (max(1, int(round((region_mm[3] - oy) / BLOCK_MM))), max(1, int(round((region_mm[2] - ox) / BLOCK_MM))))
+        h, w = self.shape
+
+        def box(x0, y0, x1, y1):
+            c0, r0 = int(round((x0 - ox) / BLOCK_MM)), int(round((y0 - oy) / BLOCK_MM))
+            c1, r1 = int(round((x1 - ox) / BLOCK_MM)), int(round((y1 - oy) / BLOCK_MM))
+            return slice(max(r0, 0), min(max(r1, r0 + 1), h)), slice(max(c0, 0), min(max(c1, c0 + 1), w))
+
+        self.keys, self.cells = [], []
+        for cell in layout.cells:
+            poly = np.asarray(cell.polygon_mm)
+            half = 0.5 * float(min(np.ptp(poly[:, 0]), np.ptp(poly[:, 1]))) * (0.7 if layout.kind == "hex" else 0.84)
+            cx, cy = cell.center_mm
+            self.keys.append(cell.key)
+            self.cells.append(box(cx - half, cy - half, cx + half, cy + half))
+        if layout.card_place_mm:
+            x0, y0, x1, y1 = layout.card_place_mm
+            self.keys.append(("card",))
+            self.cells.append(box(x0 + 2, y0 + 2, x1 - 2, y1 - 2))
+        band = np.zeros(self.shape, np.uint8)
+
+        def rect(x0, y0, x1, y1, value):
+            rows, cols = box(x0, y0, x1, y1)
+            band[rows, cols] = value
+
+        x0, y0, x1, y1 = layout.play_area_mm
+        rect(x0 - margin_mm, y0 - margin_mm, x1 + margin_mm, y1 + margin_mm, 1)
+        rect(x0 - 4, y0 - 4, x1 + 4, y1 + 4, 0)
+        for m in layout.markers:                       # markers are printed, not empty: leave them out
+            (mx0, my0), _, (mx1, my1), _ = m.corners_mm
+            rect(mx0 - 4, my0 - 4, mx1 + 4, my1 + 4, 0)
+        if layout.card_place_mm:
+            cx0, cy0, cx1, cy1 = layout.card_place_mm
+            rect(cx0 - 10, cy0 - 10, cx1 + 10, cy1 + 14, 0)
+        ys, xs = np.nonzero(band)
+        self.segments = []
+        if len(xs):
+            angle = np.arctan2(ys - (h - 1) / 2, xs - (w - 1) / 2)
+            bins = np.floor((angle + np.pi) / (2 * np.pi) * 16).astype(int) % 16
+            self.segments = [(ys[bins == b], xs[bins == b]) for b in range(16) if (bins == b).sum() >= 6]
+        window = LIGHT_WINDOW_MM if light_window_mm is None else light_window_mm
+        self.light_k = max(3, int(window / BLOCK_MM) | 1)
+        areas = [(r.stop - r.start) * (c.stop - c.start) for r, c in self.cells[:len(layout.cells)]]
+        self.cell_blocks = float(np.median(areas)) if areas else 1.0
+
+
+class View:
+    """Which blocks of a :class:`BlockGrid` the camera sees, and what follows from it.
+
+    Parameters
+    ----------
+    grid : BlockGrid
+    visible : (bh, bw) bool
+        Blocks inside the camera frame.
+
+    Attributes
+    ----------
+    visible : (bh, bw) bool
+    share : list of float
+        Per cell box (``grid.cells`` order), the share of its blocks in view (0..1).
+    edge : (bh, bw) bool
+        Visible blocks within two blocks of the edge of the part in view (of a block out of
+        view or of the border of the rectified board): where an arm comes in.
+    nearest : (bh * bw,) int or None
+        Flat index of the nearest visible block of every block (None when all are visible).
+    """
+
+    def __init__(self, grid: BlockGrid, visible: np.ndarray):
+        self.visible = np.asarray(visible, bool)
+        self.share = [float(self.visible[rows, cols].mean()) for rows, cols in grid.cells]
+        padded = np.pad(self.visible.astype(np.uint8), 2)
+        inner = cv2.erode(padded, np.ones((5, 5), np.uint8))[2:-2, 2:-2].astype(bool)
+        self.edge = self.visible & ~inner
+        self.nearest = None
+        if not self.visible.all() and self.visible.any():
+            hidden = (~self.visible).astype(np.uint8)
+            _, labels = cv2.distanceTransformWithLabels(hidden, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL)
+            # label of each visible block -> its flat index; every block -> nearest visible's index
+            index_of = np.zeros(labels.max() + 1, np.int64)
+            vis_flat = np.flatnonzero(self.visible)
+            index_of[labels.ravel()[vis_flat]] = vis_flat
+            self.nearest = index_of[labels.ravel()]
+
+
+def block_means(img: np.ndarray, shape: tuple[int, int], inside: np.ndarray | None = None) -> np.ndarray:
+    """Per block (``BLOCK_MM``): mean B, G, R after a light blur (so a slight defocus changes
+    nothing) and, per channel, the share of clipped pixels.
+
+    Parameters
+    ----------
+    img : (h, w, 3) uint8
+        The rectified board.
+    shape : (bh, bw)
+    inside : (h, w) uint8, optional
+        Pixels that come from inside the camera frame (255) or from outside it (0); the means
+        are then taken over the pixels inside only (normalised convolution), so a block half in
+        view has the colour of its half in view, not half of it.
+
+    Returns
+    -------
+    (bh, bw, 6) float32
+        Means 0..255, then clipped shares 0..1.
+    """
+    sigma = max(0.5, 0.5 * img.shape[1] / (shape[1] * BLOCK_MM / 2))
+    size = (shape[1], shape[0])
+    if inside is None:
+        soft = cv2.GaussianBlur(img, (0, 0), sigma)
+        means = cv2.resize(soft, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    else:
+        weight = (inside > 0).astype(np.float32)
+        soft = cv2.GaussianBlur(img.astype(np.float32) * weight[..., None], (0, 0), sigma)
+        norm = cv2.GaussianBlur(weight, (0, 0), sigma)
+        means = (cv2.resize(soft, size, interpolation=cv2.INTER_AREA)
+                 / np.maximum(cv2.resize(norm, size, interpolation=cv2.INTER_AREA), 1e-3)[..., None])
+    clipped = (img >= CLIPPED).astype(np.float32)
+    share = cv2.resize(clipped, size, interpolation=cv2.INTER_AREA)
+    return np.dstack([means, share]).astype(np.float32)
+
+
+def visible_blocks(inside: np.ndarray, shape: tuple[int, int], share: float = 0.5) -> np.ndarray:
+    """Blocks with at least ``share`` of their pixels inside the camera frame, from a ``(h, w)
+    uint8`` mask (255 inside). ``(bh, bw) bool``."""
+    inside_share = cv2.resize((inside > 0).astype(np.float32), (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    return inside_share >= share
+
+
+def _local_median(x: np.ndarray, k: int, scale: float) -> np.ndarray:
+    """Median of ``x`` over a ``k x k`` block neighbourhood (via 8-bit ``cv2.medianBlur``)."""
+    q = np.clip(np.round(x * scale + 128.0), 0, 255).astype(np.uint8)
+    k = min(k, 2 * ((min(x.shape[:2]) - 1) // 2) + 1)
+    return (cv2.medianBlur(q, max(3, k)).astype(np.float32) - 128.0) / scale
+
+
+_BOX3 = np.ones((3, 3), np.uint8)
+
+
+def _beyond(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far each value of ``a`` lies outside the range of ``b`` over its 3x3 neighbourhood
+    (0 inside it); per channel."""
+    return np.maximum(0.0, np.maximum(a - cv2.dilate(b, _BOX3), cv2.erode(b, _BOX3) - a))
+
+
+def _log_chroma(blocks: np.ndarray) -> np.ndarray:
+    """``log(B/G)`` and ``log(R/G)`` of block means (``(bh, bw, 2)``): what a grey gain of the light
+    (a shadow, an exposure step) leaves unchanged."""
+    log = np.log(blocks[..., :3] + 8.0)
+    return np.dstack([log[..., 0] - log[..., 1], log[..., 2] - log[..., 1]])
+
+
+def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None,
+              tolerance: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Per-block change that the local light does not explain.
+
+    Parameters
+    ----------
+    ref, cur : (bh, bw, 6) float32
+        Block means and clipped shares (:func:`block_means`).
+    k : int
+        Light neighbourhood in blocks (odd).
+    view : View, optional
+        Blocks in view; the others take the nearest visible block's log ratio for the light
+        estimate and have residual 0.
+    tolerance : int
+        0: block against block; 1: a block is changed only if no block of the other picture's
+        3x3 neighbourhood explains it, both ways (module docstring).
+
+    Returns
+    -------
+    (residual, chroma, glare, light_changed)
+        ``(bh, bw) float32`` largest |log ratio - local log gain| (natural log units) over the
+        channels clipped in neither picture; ``(bh, bw) float32`` the same for the log
+        chromaticities ``log(B/G)``, ``log(R/G)`` (a grey gain leaves them; a piece of another
+        colour, or a hand, does not); ``(bh, bw) bool`` blocks clipped in every channel whose
+        clipping changed (glare: nothing can be said there); whether the light changed
+        unevenly (a lamp, a hotspot: the local gain differs from its median over the board by
+        more than 8 % in some channel over a quarter of the board; an exposure or white-balance
+        step changes the gain everywhere alike and is not counted).
+    """
+    lr = np.dstack([np.log(ref[..., :3] + 8.0), _log_chroma(ref)])
+    lc = np.dstack([np.log(cur[..., :3] + 8.0), _log_chroma(cur)])
+    if view is not None and view.nearest is not None:
+        # blocks out of view take the values of the nearest block in view (light, neighbourhoods)
+        lr = lr.reshape(-1, 5)[view.nearest].reshape(lr.shape)
+        lc = lc.reshape(-1, 5)[view.nearest].reshape(lc.shape)
+    ratio = lc - lr
+    light = np.dstack([_local_median(np.ascontiguousarray(ratio[..., c]), k, 100.0) for c in range(5)])
+    if tolerance:
+        lit = lr + light                     # the reference as the new light would show it
+        diff = np.maximum(_beyond(lc, lit), _beyond(lit, lc))
+    else:
+        diff = np.abs(ratio - light)
+    # a clipped channel (glare, overexposure) says nothing; the other channels still do
+    clipped = np.maximum(cur[..., 3:], ref[..., 3:])
+    usable = clipped < 0.1
+    residual = np.where(usable, diff[..., :3], 0.0).max(axis=-1)
+    chroma = np.where(usable.all(axis=-1), diff[..., 3:].max(axis=-1), 0.0)
+    glare = ~usable.any(axis=-1) & (np.abs(cur[..., 3:] - ref[..., 3:]).max(axis=-1) > 0.25)
+    gain = light[..., :3].reshape(-1, 3)
+    if view is not None:
+        residual = np.where(view.visible, residual, 0.0)
+        chroma = np.where(view.visible, chroma, 0.0)
+        glare &= view.visible
+        gain = light[..., :3][view.visible] if view.visible.any() else np.zeros((1, 3), np.float32)
+    spread = np.abs(gain - np.median(gain, axis=0)).max(axis=-1)
+    return (residual.astype(np.float32), chroma.astype(np.float32), glare,
+            bool(np.percentile(spread, 75) > 0.08))
+
+
+_OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2))
+
+
+def blobs(mask: np.ndarray) -> np.ndarray:
+    """The blocks of ``mask`` ``(bh, bw) bool`` that belong to a blob at least 2x2 blocks wide (a
+    morphological opening drops isolated blocks: sensor and compression noise). ``(bh, bw) bool``."""
+    return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, _OPEN).astype(bool)
+
+
+def changed_blocks(residual: np.ndarray, threshold: float) -> np.ndarray:
+    """Blocks whose residual exceeds ``threshold``, in blobs (:func:`blobs`). ``(bh, bw) bool``."""
+    return blobs(residual > threshold)
+
+
+def arms(changed: np.ndarray, view: View, min_blocks: float) -> np.ndarray:
+    """The blobs of changed blocks that reach the edge of the view and cover at least
+    ``min_blocks`` blocks: an arm or a hand over the board (it comes in from outside), not a piece.
+
+    Parameters
+    ----------
+    changed : (bh, bw) bool
+    view : View
+    min_blocks : float
+
+    Returns
+    -------
+    (bh, bw) bool
+        The blocks of those blobs (all False when there is none).
+    """
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return np.zeros_like(changed, bool)
+    touching = np.unique(labels[view.edge & changed])
+    big = [lab for lab in touching if lab and stats[lab, cv2.CC_STAT_AREA] >= min_blocks]
+    return np.isin(labels, big) if big else np.zeros_like(changed, bool)
+
+
+TEXTURE_BLUR_MM = 2.0       #: pre-blur of the structure picture (a shake of a pixel or two decorrelates nothing)
+TEXTURE_SCALE_MM = 5.0      #: what the structure picture keeps: detail finer than this (lines, print, edges)
+TEXTURE_CONTRAST = 0.04     #: local contrast (share of the local mean) below which a block is plain
+
+
+def structure(img: np.ndarray, px_per_mm: float, inside: np.ndarray | None = None) -> np.ndarray:
+    """Local-contrast-normalised detail of a rectified board: ``(g - G_s * g) / (G_l * g + 8)``
+    of its blurred grey ``g`` (``G_s``, ``G_l``: Gaussian blurs of ``TEXTURE_SCALE_MM`` and twice
+    that). A gain of the light divides out, and a soft shadow's slow ramp has no detail, so the
+    result changes under a new light only where a shadow's edge is sharp. Pixels out of the
+    camera frame (``inside`` 0) first take the blurred colour of those in it, so the edge of the
+    view is no detail. ``(h, w) float32``."""
+    gray = (cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img).astype(np.float32)
+    if inside is not None and not inside.all():
+        weight = (inside > 0).astype(np.float32)
+        sigma = 2 * TEXTURE_SCALE_MM * px_per_mm
+        fill = cv2.GaussianBlur(gray * weight, (0, 0), sigma) / np.maximum(cv2.GaussianBlur(weight, (0, 0), sigma), 1e-3)
+        gray = np.where(weight > 0, gray, fill)
+    g = cv2.GaussianBlur(gray, (0, 0), TEXTURE_BLUR_MM * px_per_mm)
+    low = cv2.GaussianBlur(g, (0, 0), TEXTURE_SCALE_MM * px_per_mm)
+    wide = cv2.GaussianBlur(g, (0, 0), 2 * TEXTURE_SCALE_MM * px_per_mm)
+    return (g - low) / (wide + 8.0)
+
+
+def structure_change(ref: np.ndarray, cur: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """How much the detail of each block's 3x3-block neighbourhood changed, light aside.
+
+    Parameters
+    ----------
+    ref, cur : (h, w) float32
+        :func:`structure` of the two pictures (aligned).
+    shape : (bh, bw)
+        The block grid.
+
+    Returns
+    -------
+    (change, textured)
+        ``(bh, bw) float32`` one minus the normalised correlation of the two details (0: the
+        same pattern, whatever its contrast; 1: unrelated), 0 where neither has detail;
+        ``(bh, bw) bool`` blocks where both pictures have detail (a local contrast above
+        :data:`TEXTURE_CONTRAST`): there, an unchanged pattern means an unchanged surface.
+    """
+    size = (shape[1], shape[0])
+    prods = np.dstack([ref * ref, cur * cur, ref * cur])
+    sums = cv2.boxFilter(cv2.resize(prods, size, interpolation=cv2.INTER_AREA), -1, (3, 3),
+                         borderType=cv2.BORDER_REPLICATE)
+    rr, cc, rc = sums[..., 0], sums[..., 1], sums[..., 2]
+    floor = TEXTURE_CONTRAST ** 2
+    zncc = rc / np.sqrt(np.maximum(rr, floor) * np.maximum(cc, floor))
+    detail_r, detail_c = rr > floor, cc > floor
+    change = np.where(detail_r | detail_c, 1.0 - zncc, 0.0).astype(np.float32)
+    return change, detail_r & detail_c
