@@ -201,10 +201,10 @@ def _local_median(x: np.ndarray, k: int, scale: float) -> np.ndarray:
 _BOX3 = np.ones((3, 3), np.uint8)
 
 
-def _beyond(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """How far each value of ``a`` lies outside the range of ``b`` over its 3x3 neighbourhood
-    (0 inside it); per channel."""
-    return np.maximum(0.0, np.maximum(a - cv2.dilate(b, _BOX3), cv2.erode(b, _BOX3) - a))
+def _beyond_below(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far each value of ``a`` lies below every value of ``b`` in its 3x3 neighbourhood
+    (0 when it does not); per channel."""
+    return np.maximum(0.0, cv2.erode(b, _BOX3) - a)
 
 
 def _log_chroma(blocks: np.ndarray) -> np.ndarray:
@@ -251,15 +251,25 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None
         lc = lc.reshape(-1, 5)[view.nearest].reshape(lc.shape)
     ratio = lc - lr
     light = np.dstack([_local_median(np.ascontiguousarray(ratio[..., c]), k, 100.0) for c in range(5)])
+    lit = lr + light                         # the reference as the new light would show it
     if tolerance:
-        lit = lr + light                     # the reference as the new light would show it
-        diff = np.maximum(_beyond(lc, lit), _beyond(lit, lc))
+        darker = np.maximum(_beyond_below(lc, lit), _beyond_below(-lit, -lc))
+        brighter = np.maximum(_beyond_below(-lc, -lit), _beyond_below(lit, lc))
     else:
-        diff = np.abs(ratio - light)
-    # a clipped channel (glare, overexposure) says nothing; the other channels still do
-    clipped = np.maximum(cur[..., 3:], ref[..., 3:])
-    usable = clipped < 0.1
-    residual = np.where(usable, diff[..., :3], 0.0).max(axis=-1)
+        darker, brighter = np.maximum(0.0, lit - lc), np.maximum(0.0, lc - lit)
+    diff = np.maximum(darker, brighter)
+    # a channel clipped in both pictures (glare, overexposure) says nothing; clipped in one only,
+    # it still bounds the ratio: a block that was clipped white and is now darker than the light
+    # explains (an arm over a white margin) has changed; so has one now clipped that was darker.
+    # The light there is the board's median: a clipped neighbourhood's own ratios are bounds too
+    ref_clip, cur_clip = ref[..., 3:] >= 0.1, cur[..., 3:] >= 0.1
+    usable = ~ref_clip & ~cur_clip
+    inside = view.visible if view is not None else np.ones(ratio.shape[:2], bool)
+    pool = usable.all(axis=-1) & inside
+    overall = np.median(ratio[..., :3][pool], axis=0) if pool.any() else np.zeros(3, np.float32)
+    one_sided = np.where(ref_clip & ~cur_clip, np.maximum(0.0, overall - ratio[..., :3]),
+                         np.where(cur_clip & ~ref_clip, np.maximum(0.0, ratio[..., :3] - overall), 0.0))
+    residual = np.where(usable, diff[..., :3], one_sided).max(axis=-1)
     chroma = np.where(usable.all(axis=-1), diff[..., 3:].max(axis=-1), 0.0)
     glare = ~usable.any(axis=-1) & (np.abs(cur[..., 3:] - ref[..., 3:]).max(axis=-1) > 0.25)
     gain = light[..., :3].reshape(-1, 3)
