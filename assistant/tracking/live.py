@@ -69,7 +69,7 @@ class LiveDesert:
         frame = self.undistort(image) if self.undistort is not None else image
         out = self.watcher.process(image, index, t)
         if (out.gate is None or not out.track.ok or out.track.bumped or out.status == "occluded"
-                or out.gate.motion > self.watcher.gate.params.motion_fraction):
+                or out.gate.moved):
             # something moved, or may lie across the board unseen: the still window starts again
             self.still.restart()
         else:

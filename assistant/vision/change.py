@@ -292,12 +292,26 @@ def blobs(mask: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, _OPEN).astype(bool)
 
 
+def with_evidence(mask: np.ndarray, evidence: np.ndarray, min_blocks: int = 1) -> np.ndarray:
+    """The blobs (8-connected) of ``mask`` that hold at least ``min_blocks`` blocks of
+    ``evidence`` (both ``(bh, bw) bool``). A soft shadow darkens a blob of blocks but changes
+    neither their hue nor their detail; a piece, a hand or an arm does. ``(bh, bw) bool``."""
+    if not mask.any():
+        return mask
+    count, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=8)
+    hits = np.bincount(labels[evidence & mask], minlength=count)
+    keep = hits >= min_blocks
+    keep[0] = False
+    return keep[labels]
+
+
 def changed_blocks(residual: np.ndarray, threshold: float) -> np.ndarray:
     """Blocks whose residual exceeds ``threshold``, in blobs (:func:`blobs`). ``(bh, bw) bool``."""
     return blobs(residual > threshold)
 
 
-def arms(changed: np.ndarray, view: View, min_blocks: float) -> np.ndarray:
+def arms(changed: np.ndarray, view: View, min_blocks: float, evidence: np.ndarray | None = None,
+         min_evidence: int = 1) -> np.ndarray:
     """The blobs of changed blocks that reach the edge of the view and cover at least
     ``min_blocks`` blocks: an arm or a hand over the board (it comes in from outside), not a piece.
 
@@ -306,6 +320,9 @@ def arms(changed: np.ndarray, view: View, min_blocks: float) -> np.ndarray:
     changed : (bh, bw) bool
     view : View
     min_blocks : float
+    evidence : (bh, bw) bool, optional
+        Blocks changed in a way light cannot change them (hue, detail); a blob needs
+        ``min_evidence`` of them: a person's soft shadow reaching in from the edge is no arm.
 
     Returns
     -------
@@ -316,7 +333,8 @@ def arms(changed: np.ndarray, view: View, min_blocks: float) -> np.ndarray:
     if count <= 1:
         return np.zeros_like(changed, bool)
     touching = np.unique(labels[view.edge & changed])
-    big = [lab for lab in touching if lab and stats[lab, cv2.CC_STAT_AREA] >= min_blocks]
+    hits = np.bincount(labels[changed & evidence], minlength=count) if evidence is not None else stats[:, cv2.CC_STAT_AREA]
+    big = [lab for lab in touching if lab and stats[lab, cv2.CC_STAT_AREA] >= min_blocks and hits[lab] >= min_evidence]
     return np.isin(labels, big) if big else np.zeros_like(changed, bool)
 
 

@@ -33,14 +33,15 @@ camera's noise does.
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from .align import Aligner, warp_back
+from .align import Aligner, Alignment, warp_back
 from .change import (ARM_CELLS, BlockGrid, View, arms, block_means, blobs, residuals, structure, structure_change,
-                     visible_blocks)
+                     visible_blocks, with_evidence)
 from .mats import MatLayout
 
 MIN_CHANGE_BLOCKS = 6      #: changed blocks (5 mm) that make a cell changed: 150 mm², a sand marker is 300
@@ -55,6 +56,8 @@ MIN_CELL_SHARE = 0.15
 #: a cell with less than this share in view is changed only with a full change in view, and
 #: unsure with a change of at least this share of :data:`MIN_CHANGE_BLOCKS`
 PARTIAL_CELL_SHARE = 0.5
+_DEBUG = None
+WINDOW_FRAMES = 3          #: the last frames of a still run compared together (see :func:`_combine`)
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,42 @@ class GateOutput:
     moved: bool = False
 
 
+@dataclass(frozen=True)
+class _Verdict:
+    """One still frame against the reference: per cell key ``(state, score)`` with ``state``
+    one of ``"changed"``, ``"unsure"``, ``"same"``, ``"unseen"`` (too little of it in view to
+    say anything); whether the light changed unevenly; whether an arm is over the board; the
+    alignment used."""
+
+    cells: dict
+    light: bool
+    occupied: bool
+    alignment: Alignment | None = None
+
+
+def _combine(verdicts: list[_Verdict]) -> tuple[dict, list[tuple], list[tuple], bool]:
+    """The frames of a still window together: a cell is changed when most frames that saw it
+    say so, unsure when at least half of them say changed or unsure (a shake may hide a cell at
+    the edge of the view from one frame and show it in the next; the first frame after motion may
+    still be settling). Returns ``(scores, changed, unsure, light)``
+    with ``scores`` the largest per cell; under an uneven new light every change is unsure."""
+    scores, changed, unsure = {}, [], []
+    for key in verdicts[-1].cells:
+        states = [v.cells[key][0] for v in verdicts if v.cells.get(key, ("unseen",))[0] != "unseen"]
+        scores[key] = max(v.cells[key][1] for v in verdicts if key in v.cells)
+        moved = states.count("changed")
+        if 2 * moved > len(states):
+            changed.append(key)
+        elif 2 * (moved + states.count("unsure")) >= len(states) > 0:
+            unsure.append(key)
+    light = any(v.light for v in verdicts)
+    if light:
+        # under a new, uneven light, shadows of standing pieces and reflections move too: a move
+        # made in the same moment cannot be told from them, so the tracker gets it as unsure
+        changed, unsure = [], unsure + changed
+    return scores, sorted(changed, key=_key_order), sorted(unsure, key=_key_order), light
+
+
 def _key_order(key: tuple) -> tuple:
     """Cells first in their own order, then named places such as ``("card",)``."""
     return (isinstance(key[0], str), tuple(str(k) for k in key) if isinstance(key[0], str) else key)
@@ -221,6 +260,8 @@ class MotionGate:
         self._ref: _Picture | None = None
         self._aligner: Aligner | None = None
         self._run, self._run_start = 0, 0.0
+        #: the last frames of the still run (they are compared together: see :func:`_combine`)
+        self._window: collections.deque[_Picture] = collections.deque(maxlen=WINDOW_FRAMES)
         self._state = "starting"
         self._last_check = -1e9
         self._bumped = False
@@ -262,6 +303,8 @@ class MotionGate:
         # a block explained by one of its neighbours in the other picture has not changed: what is
         # left of a shake (a pixel or two after alignment, a few before) moves edges by less
         residual, chroma, glare, light = residuals(ref.blocks, cur.blocks, grid.light_k, view, tolerance=1)
+        # what light cannot do: change the hue, or the brightness by more than a shadow does
+        evidence = (chroma > p.chroma_threshold) | (residual > p.shadow_residual)
         strong = (residual > p.change_threshold) | (chroma > p.chroma_threshold)
         anything = strong
         if aligned:
@@ -270,19 +313,24 @@ class MotionGate:
             lit = textured & (detail < p.same_detail) & (residual < p.shadow_residual)
             strong = (chroma > p.chroma_threshold) | ((residual > p.change_threshold) & ~lit)
             anything = strong | (residual > p.change_threshold) | (detail > p.new_detail)
-        return {"view": view, "changed": blobs(strong) & view.visible, "anything": blobs(anything) & view.visible,
-                "raw": strong & view.visible, "glare": glare, "light": light,
+            # ... or its detail: a piece's outline, print hidden under a hand
+            evidence |= detail > p.new_detail
+        evidence &= view.visible
+        return {"view": view, "changed": with_evidence(blobs(strong) & view.visible, evidence),
+                "anything": blobs(anything) & view.visible, "evidence": evidence,
+                "raw": with_evidence(strong & view.visible, evidence), "glare": glare, "light": light,
                 "residual": residual}
 
-    def _aligned(self, ref: _Picture, cur: _Picture, aligner: Aligner | None) -> _Picture | None:
-        """``cur`` resampled onto ``ref``'s pixels, or None when the alignment is not trusted."""
+    def _aligned(self, ref: _Picture, cur: _Picture, aligner: Aligner | None) -> tuple[_Picture, Alignment] | None:
+        """``cur`` resampled onto ``ref``'s pixels (and the warp), or None when the alignment is
+        not trusted."""
         aligner = aligner or Aligner(ref.image, ref.inside)
         found = aligner.align(cur.image)
         if found is None:
             return None
         image = warp_back(cur.image, found)
         inside = cv2.bitwise_and(warp_back(cur.inside, found, cv2.INTER_NEAREST), ref.inside)
-        return _Picture(image, inside, block_means(image, self.blocks.shape, inside), cur.frame)
+        return _Picture(image, inside, block_means(image, self.blocks.shape, inside), cur.frame), found
 
     # -- motion ----------------------------------------------------------------------------------
     def _motion(self, cur: _Picture) -> tuple[float, bool]:
@@ -296,7 +344,9 @@ class MotionGate:
             # a shake, a shadow's edge or an exposure step can look like this: align and look again
             aligned = self._aligned(prev, cur, None)
             if aligned is not None:
-                count = int(np.count_nonzero(self._difference(prev, aligned, aligned=True)["changed"]))
+                diff = self._difference(prev, aligned[0], aligned=True)
+                # anything that changed in a way light cannot (hue, detail, a big step) is motion
+                count = int(np.count_nonzero(with_evidence(diff["anything"], diff["evidence"])))
         visible = max(1, int(np.count_nonzero(diff["view"].visible)))
         return count / visible, count >= p.motion_blocks
 
@@ -324,55 +374,95 @@ class MotionGate:
         """
         if self._ref is None:
             raise ValueError("the gate has no reference picture yet")
-        return self._compare(self._picture(img, inside, -1))
+        verdict = self._judge(self._picture(img, inside, -1))
+        return (*_combine([verdict]), verdict.occupied)
 
-    def _compare(self, cur: _Picture) -> tuple[dict, list[tuple], list[tuple], bool, bool]:
+    def _judge(self, cur: _Picture) -> _Verdict:
+        """One still frame against the reference: each cell's state (see :class:`_Verdict`)."""
         p, b, ref = self.params, self.blocks, self._ref
         diff = self._difference(ref, cur, aligned=False)
+        alignment = None
         if np.count_nonzero(diff["anything"]):
             if self._aligner is None:
                 self._aligner = Aligner(ref.image, ref.inside)
             aligned = self._aligned(ref, cur, self._aligner)
             if aligned is not None:
-                diff = self._difference(ref, aligned, aligned=True)
+                alignment = aligned[1]
+                diff = self._difference(ref, aligned[0], aligned=True)
         view, plain, raw, glare, light = diff["view"], diff["changed"], diff["raw"], diff["glare"], diff["light"]
-        arm = arms(diff["anything"], view, ARM_CELLS * b.cell_blocks)
+        arm = arms(diff["anything"], view, ARM_CELLS * b.cell_blocks, diff["evidence"], MIN_CHANGE_BLOCKS)
         # an arm across the band covers a good part of a segment; a lamp's edge only a few blocks
         band = not light and any(np.count_nonzero(diff["anything"][ys, xs]) >= max(10, 0.3 * len(ys))
                                  for ys, xs in b.segments)
         if arm.any() or band:
-            return {}, [], [], light, True
+            return _Verdict({}, light, True, alignment)
         if self.lean is not None:
             plain = self.lean(plain, b)
-        scores, changed, unsure = {}, [], []
+        cells = {}
         for key, (rows, cols), share in zip(b.keys, b.cells, view.share):
             n_plain = np.count_nonzero(plain[rows, cols])
-            scores[key] = float(n_plain / MIN_CHANGE_BLOCKS)
             # a blob cut by the edge of the view may be thinner than the opening keeps: count raw blocks
             n_raw = np.count_nonzero(raw[rows, cols]) if share < PARTIAL_CELL_SHARE else n_plain
             if share < MIN_CELL_SHARE:
-                if n_raw >= 2:
-                    unsure.append(key)
+                state = "unsure" if n_raw >= 2 else "unseen"
             elif n_plain >= MIN_CHANGE_BLOCKS:
-                changed.append(key)
+                state = "changed"
             elif share < PARTIAL_CELL_SHARE and n_raw >= max(2.0, MIN_CHANGE_BLOCKS * share):
-                unsure.append(key)
+                state = "unsure"
             elif np.count_nonzero(glare[rows, cols]) >= MIN_CHANGE_BLOCKS or (
                     p.faint_blocks and n_plain >= p.faint_blocks):
-                unsure.append(key)
-        if light:
-            # under a new, uneven light, shadows of standing pieces and reflections move too: a
-            # move made in the same moment cannot be told from them, so the tracker gets it as unsure
-            changed, unsure = [], unsure + changed
-        return scores, sorted(changed, key=_key_order), sorted(unsure, key=_key_order), light, False
+                state = "unsure"
+            else:
+                state = "same"
+            cells[key] = (state, float(n_plain / MIN_CHANGE_BLOCKS))
+            if _DEBUG is not None and key in _DEBUG:
+                _DEBUG[key].append((cur.frame + 1, round(share, 2), int(n_raw), int(n_plain)))
+        return _Verdict(cells, light, False, alignment)
+
+    def _take_reference(self, window: list[_Picture], verdicts: list[_Verdict], reported: list[tuple]) -> None:
+        """Make the last frame of the still window the reference. Parts of the board it does not
+        show (out of the frame after a shake) are taken from the other frames of the window,
+        newest first, and failing that kept from the old reference, all moved onto its pixels:
+        a change there was compared on another frame, or has not been seen yet, and must not be
+        taken in unseen. In the ``reported`` cells (changed or unsure now) the old reference is
+        outdated: what no frame of the window showed of them is left unknown."""
+        cur, old = window[-1], self._ref
+        if old is None or old.image.shape != cur.image.shape:
+            self._ref, self._aligner = cur, None
+            return
+        h, w = cur.image.shape[:2]
+        to_cur = verdicts[-1].alignment.warp if verdicts[-1].alignment is not None else np.eye(3)
+        # (picture, homography from its pixels to cur's): the window newest first, then the old reference
+        sources = [(pic, to_cur @ np.linalg.inv(v.alignment.warp if v.alignment is not None else np.eye(3)))
+                   for pic, v in zip(window[-2::-1], verdicts[-2::-1])] + [(old, to_cur)]
+        image, inside = cur.image, cur.inside
+        stale = np.zeros((h, w), np.uint8)
+        bh, bw = self.blocks.shape
+        for key, (rows, cols) in zip(self.blocks.keys, self.blocks.cells):
+            if key in reported:
+                stale[rows.start * h // bh:rows.stop * h // bh, cols.start * w // bw:cols.stop * w // bw] = 255
+        for i, (pic, warp) in enumerate(sources):
+            there = cv2.warpPerspective(pic.inside, warp, (w, h), flags=cv2.INTER_NEAREST)
+            if i == len(sources) - 1:
+                there = cv2.bitwise_and(there, cv2.bitwise_not(stale))
+            fill = cv2.bitwise_and(there, cv2.bitwise_not(inside))
+            if cv2.countNonZero(fill):
+                moved = cv2.warpPerspective(pic.image, warp, (w, h), flags=cv2.INTER_LINEAR)
+                image = np.where(fill[..., None] > 0, moved, image)
+                inside = cv2.bitwise_or(inside, fill)
+        if inside is not cur.inside:
+            cur = _Picture(image, inside, block_means(image, self.blocks.shape, inside), cur.frame)
+        self._ref, self._aligner = cur, None
 
     def _commit(self, cur: _Picture, frame: int, t: float, motion: float, moved: bool) -> GateOutput:
-        scores, changed, unsure, light, occupied = self._compare(cur)
-        if occupied:
+        verdicts = [self._judge(pic) for pic in self._window]
+        light = any(v.light for v in verdicts)
+        if any(v.occupied for v in verdicts):
             self._state = "occluded"
             return GateOutput("occluded", motion, None, light, moved)
+        scores, changed, unsure, light = _combine(verdicts)
         since = self._ref.frame if self._ref is not None else -1
-        self._ref, self._aligner = cur, None
+        self._take_reference(list(self._window), verdicts, changed + unsure)
         self._last_check = cur_t = t
         self._state = "still"
         bumped, self._bumped = self._bumped, False
@@ -406,6 +496,9 @@ class MotionGate:
         cur = self._picture(img, inside, frame)
         motion, moved = self._motion(cur)
         self._prev = cur
+        if moved:
+            self._window.clear()
+        self._window.append(cur)
         if moved:
             self._run, self._run_start = 1, t
             if self._state != "starting":
