@@ -22,6 +22,8 @@ resting or moving, not a move.
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -169,18 +171,19 @@ def block_means(img: np.ndarray, shape: tuple[int, int], inside: np.ndarray | No
         Means 0..255, then clipped shares 0..1.
     """
     sigma = max(0.5, 0.5 * img.shape[1] / (shape[1] * BLOCK_MM / 2))
+    k = 2 * int(math.ceil(2.5 * sigma)) + 1          # the kernel OpenCV would take for sigma, a little shorter
     size = (shape[1], shape[0])
     if inside is None:
-        soft = cv2.GaussianBlur(img, (0, 0), sigma)
+        soft = cv2.GaussianBlur(img, (k, k), sigma)
         means = cv2.resize(soft, size, interpolation=cv2.INTER_AREA).astype(np.float32)
     else:
         weight = (inside > 0).astype(np.float32)
-        soft = cv2.GaussianBlur(img.astype(np.float32) * weight[..., None], (0, 0), sigma)
-        norm = cv2.GaussianBlur(weight, (0, 0), sigma)
+        soft = cv2.GaussianBlur(img.astype(np.float32) * weight[..., None], (k, k), sigma)
+        norm = cv2.GaussianBlur(weight, (k, k), sigma)
         means = (cv2.resize(soft, size, interpolation=cv2.INTER_AREA)
                  / np.maximum(cv2.resize(norm, size, interpolation=cv2.INTER_AREA), 1e-3)[..., None])
-    clipped = (img >= CLIPPED).astype(np.float32)
-    share = cv2.resize(clipped, size, interpolation=cv2.INTER_AREA)
+    clipped = cv2.compare(img, CLIPPED - 1, cv2.CMP_GT)
+    share = cv2.resize(clipped, size, interpolation=cv2.INTER_AREA).astype(np.float32) * (1.0 / 255.0)
     return np.dstack([means, share]).astype(np.float32)
 
 
@@ -205,6 +208,55 @@ def _beyond_below(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """How far each value of ``a`` lies below every value of ``b`` in its 3x3 neighbourhood
     (0 when it does not); per channel."""
     return np.maximum(0.0, cv2.erode(b, _BOX3) - a)
+
+
+def _most(x: np.ndarray) -> np.ndarray:
+    """The largest value over the last (short) axis of ``x``: a chain of ``np.maximum`` over the
+    channels, an order of magnitude faster than ``x.max(axis=-1)`` on interleaved channels."""
+    out = x[..., 0]
+    for c in range(1, x.shape[-1]):
+        out = np.maximum(out, x[..., c])
+    return out
+
+
+def log_blocks(blocks: np.ndarray) -> np.ndarray:
+    """``log(B + 8)``, ``log(G + 8)``, ``log(R + 8)``, ``log(B/G)``, ``log(R/G)`` of block means
+    (:func:`block_means`): ``(bh, bw, 5) float32``. A light's gain is an offset of the first
+    three; a grey gain leaves the last two."""
+    log = np.log(blocks[..., :3] + 8.0)
+    return np.dstack([log, log[..., 0] - log[..., 1], log[..., 2] - log[..., 1]]).astype(np.float32)
+
+
+def quick_change(before: np.ndarray, after: np.ndarray, visible: np.ndarray | None, threshold: float,
+                 chroma_threshold: float) -> np.ndarray:
+    """Blocks that changed between two frames under one gain per channel for the whole board
+    (an exposure or white-balance step), in blobs, allowing a shift of one block: the cheap test
+    of the idle path. A soft shadow or a shake may pass it; :func:`residuals` and the alignment
+    look closer at what it finds.
+
+    Parameters
+    ----------
+    before, after : (bh, bw, 5) float32
+        :func:`log_blocks` of the two frames.
+    visible : (bh, bw) bool or None
+    threshold, chroma_threshold : float
+        As :func:`residuals`' residual and chroma.
+
+    Returns
+    -------
+    (bh, bw) bool
+    """
+    ratio = after - before
+    pool = ratio[visible] if visible is not None else ratio.reshape(-1, 5)
+    gain = np.median(pool[:: max(1, len(pool) // 2000)], axis=0) if len(pool) else np.zeros(5, np.float32)
+    lit = before + gain.astype(np.float32)
+    darker = np.maximum(_beyond_below(after, lit), _beyond_below(-lit, -after))
+    brighter = np.maximum(_beyond_below(-after, -lit), _beyond_below(lit, after))
+    diff = np.maximum(darker, brighter)
+    mask = (_most(diff[..., :3]) > threshold) | (_most(diff[..., 3:]) > chroma_threshold)
+    if visible is not None:
+        mask &= visible
+    return blobs(mask)
 
 
 def _log_chroma(blocks: np.ndarray) -> np.ndarray:
@@ -265,20 +317,21 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None
     ref_clip, cur_clip = ref[..., 3:] >= 0.1, cur[..., 3:] >= 0.1
     usable = ~ref_clip & ~cur_clip
     inside = view.visible if view is not None else np.ones(ratio.shape[:2], bool)
-    pool = usable.all(axis=-1) & inside
+    usable_all = usable[..., 0] & usable[..., 1] & usable[..., 2]
+    pool = usable_all & inside
     overall = np.median(ratio[..., :3][pool], axis=0) if pool.any() else np.zeros(3, np.float32)
     one_sided = np.where(ref_clip & ~cur_clip, np.maximum(0.0, overall - ratio[..., :3]),
                          np.where(cur_clip & ~ref_clip, np.maximum(0.0, ratio[..., :3] - overall), 0.0))
-    residual = np.where(usable, diff[..., :3], one_sided).max(axis=-1)
-    chroma = np.where(usable.all(axis=-1), diff[..., 3:].max(axis=-1), 0.0)
-    glare = ~usable.any(axis=-1) & (np.abs(cur[..., 3:] - ref[..., 3:]).max(axis=-1) > 0.25)
+    residual = _most(np.where(usable, diff[..., :3], one_sided))
+    chroma = np.where(usable_all, _most(diff[..., 3:]), 0.0)
+    glare = ~(usable[..., 0] | usable[..., 1] | usable[..., 2]) & (_most(np.abs(cur[..., 3:] - ref[..., 3:])) > 0.25)
     gain = light[..., :3].reshape(-1, 3)
     if view is not None:
         residual = np.where(view.visible, residual, 0.0)
         chroma = np.where(view.visible, chroma, 0.0)
         glare &= view.visible
         gain = light[..., :3][view.visible] if view.visible.any() else np.zeros((1, 3), np.float32)
-    spread = np.abs(gain - np.median(gain, axis=0)).max(axis=-1)
+    spread = _most(np.abs(gain - np.median(gain, axis=0)))
     return (residual.astype(np.float32), chroma.astype(np.float32), glare,
             bool(np.percentile(spread, 75) > 0.08))
 

@@ -40,8 +40,8 @@ import cv2
 import numpy as np
 
 from .align import Aligner, Alignment, warp_back
-from .change import (ARM_CELLS, BlockGrid, View, arms, block_means, blobs, residuals, structure, structure_change,
-                     visible_blocks, with_evidence)
+from .change import (ARM_CELLS, BlockGrid, View, arms, block_means, blobs, log_blocks, quick_change, residuals,
+                     structure, structure_change, visible_blocks, with_evidence)
 from .mats import MatLayout
 
 MIN_CHANGE_BLOCKS = 6      #: changed blocks (5 mm) that make a cell changed: 150 mm², a sand marker is 300
@@ -225,6 +225,8 @@ class _Picture:
     blocks: np.ndarray
     frame: int = -1
     detail: np.ndarray | None = None
+    full: bool = False                  #: every pixel is in view (``inside`` is all 255)
+    logs: np.ndarray | None = None      #: :func:`~.change.log_blocks` of ``blocks``
 
 
 class MotionGate:
@@ -266,6 +268,7 @@ class MotionGate:
         self._last_check = -1e9
         self._bumped = False
         self._views: dict = {}
+        self._full: np.ndarray | None = None
 
     # -- helpers -------------------------------------------------------------------------------
     def note_bump(self) -> None:
@@ -277,8 +280,13 @@ class MotionGate:
         inside the camera frame (255) or from outside it (0): ``(bh, bw) bool``."""
         return visible_blocks(inside, self.blocks.shape, VISIBLE_SHARE)
 
-    def _view(self, inside: np.ndarray) -> View:
-        key = inside.tobytes() if inside.size < 4096 else (inside.shape, int(inside.sum()), inside[::7, ::7].tobytes())
+    def _view(self, ref: _Picture, cur: _Picture) -> View:
+        """The blocks both pictures show (cached: the view changes only with the homography)."""
+        if ref.full and cur.full:
+            inside, key = ref.inside, ("full", ref.inside.shape)
+        else:
+            inside = cv2.bitwise_and(ref.inside, cur.inside)
+            key = (inside.shape, cv2.countNonZero(inside), inside[::7, ::7].tobytes())
         view = self._views.get(key)
         if view is None:
             if len(self._views) > 8:
@@ -287,8 +295,13 @@ class MotionGate:
         return view
 
     def _picture(self, img: np.ndarray, inside: np.ndarray | None, frame: int) -> _Picture:
-        full = np.full(img.shape[:2], 255, np.uint8) if inside is None else inside
-        return _Picture(img, full, block_means(img, self.blocks.shape, None if inside is None else full), frame)
+        if inside is None:
+            if self._full is None or self._full.shape != img.shape[:2]:
+                self._full = np.full(img.shape[:2], 255, np.uint8)
+            blocks = block_means(img, self.blocks.shape)
+            return _Picture(img, self._full, blocks, frame, full=True, logs=log_blocks(blocks))
+        blocks = block_means(img, self.blocks.shape, inside)
+        return _Picture(img, inside, blocks, frame, logs=log_blocks(blocks))
 
     def _detail(self, pic: _Picture) -> np.ndarray:
         if pic.detail is None:
@@ -299,7 +312,7 @@ class MotionGate:
         """Blocks that changed from ``ref`` to ``cur`` (already on ``ref``'s pixels when
         ``aligned``), with and without the detail test (see :class:`GateParams`)."""
         p, grid = self.params, self.blocks
-        view = self._view(cv2.bitwise_and(ref.inside, cur.inside))
+        view = self._view(ref, cur)
         # a block explained by one of its neighbours in the other picture has not changed: what is
         # left of a shake (a pixel or two after alignment, a few before) moves edges by less
         residual, chroma, glare, light = residuals(ref.blocks, cur.blocks, grid.light_k, view, tolerance=1)
@@ -338,8 +351,13 @@ class MotionGate:
         prev, p = self._prev, self.params
         if prev is None or prev.image.shape != cur.image.shape:
             return 1.0, True
-        diff = self._difference(prev, cur, aligned=False)
-        count = int(np.count_nonzero(diff["changed"]))
+        view = self._view(prev, cur)
+        count = int(np.count_nonzero(quick_change(prev.logs, cur.logs, None if prev.full and cur.full else view.visible,
+                                                  p.change_threshold, p.chroma_threshold)))
+        if count >= p.motion_blocks:
+            # a local light (a shadow) and a shake can look like this: look closer
+            diff = self._difference(prev, cur, aligned=False)
+            count = int(np.count_nonzero(with_evidence(diff["anything"], diff["evidence"])))
         if count >= p.motion_blocks:
             # a shake, a shadow's edge or an exposure step can look like this: align and look again
             aligned = self._aligned(prev, cur, None)
@@ -347,7 +365,7 @@ class MotionGate:
                 diff = self._difference(prev, aligned[0], aligned=True)
                 # anything that changed in a way light cannot (hue, detail, a big step) is motion
                 count = int(np.count_nonzero(with_evidence(diff["anything"], diff["evidence"])))
-        visible = max(1, int(np.count_nonzero(diff["view"].visible)))
+        visible = max(1, int(np.count_nonzero(view.visible)))
         return count / visible, count >= p.motion_blocks
 
     # -- comparison with the reference -----------------------------------------------------------
