@@ -34,7 +34,9 @@ LIGHT_WINDOW_MM = 150.0     #: neighbourhood of the local light estimate (about 
 LIGHT_WINDOW_CELLS = 2.2    #: the same in cells, for a bare grid located by its corners
 CLIPPED = 254               #: a pixel with a channel this bright is clipped (glare, overexposure)
 #: a blob reaching the edge of the view is an arm when it covers this many cells' worth of blocks
-ARM_CELLS = 1.5
+#: (cell boxes), or ``ARM_MM2`` (:func:`arm_blocks`)
+ARM_CELLS = 2.5
+ARM_MM2 = 6000.0
 
 
 class BlockGrid:
@@ -128,8 +130,8 @@ class View:
     share : list of float
         Per cell box (``grid.cells`` order), the share of its blocks in view (0..1).
     edge : (bh, bw) bool
-        Visible blocks within two blocks of the edge of the part in view (of a block out of
-        view or of the border of the rectified board): where an arm comes in.
+        Visible blocks on the edge of the part in view (next to a block out of view or to the
+        border of the rectified board): where an arm comes in.
     nearest : (bh * bw,) int or None
         Flat index of the nearest visible block of every block (None when all are visible).
     """
@@ -137,8 +139,8 @@ class View:
     def __init__(self, grid: BlockGrid, visible: np.ndarray):
         self.visible = np.asarray(visible, bool)
         self.share = [float(self.visible[rows, cols].mean()) for rows, cols in grid.cells]
-        padded = np.pad(self.visible.astype(np.uint8), 2)
-        inner = cv2.erode(padded, np.ones((5, 5), np.uint8))[2:-2, 2:-2].astype(bool)
+        padded = np.pad(self.visible.astype(np.uint8), 1)
+        inner = cv2.erode(padded, np.ones((3, 3), np.uint8))[1:-1, 1:-1].astype(bool)
         self.edge = self.visible & ~inner
         self.nearest = None
         if not self.visible.all() and self.visible.any():
@@ -365,14 +367,18 @@ def changed_blocks(residual: np.ndarray, threshold: float) -> np.ndarray:
 
 def arms(changed: np.ndarray, view: View, min_blocks: float, evidence: np.ndarray | None = None,
          min_evidence: int = 1) -> np.ndarray:
-    """The blobs of changed blocks that reach the edge of the view and cover at least
-    ``min_blocks`` blocks: an arm or a hand over the board (it comes in from outside), not a piece.
+    """The blobs of changed blocks that reach the edge of the view and whose core (what a 2x2
+    opening keeps of them: :func:`blobs`) covers at least ``min_blocks`` blocks: an arm or a hand
+    over the board (it comes in from outside), not a piece, and not the thin seam a shake leaves
+    along the edge of the view.
 
     Parameters
     ----------
     changed : (bh, bw) bool
+        Changed blocks, thin parts included.
     view : View
     min_blocks : float
+        See :func:`arm_blocks`.
     evidence : (bh, bw) bool, optional
         Blocks changed in a way light cannot change them (hue, detail); a blob needs
         ``min_evidence`` of them: a person's soft shadow reaching in from the edge is no arm.
@@ -382,13 +388,21 @@ def arms(changed: np.ndarray, view: View, min_blocks: float, evidence: np.ndarra
     (bh, bw) bool
         The blocks of those blobs (all False when there is none).
     """
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
+    count, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
     if count <= 1:
         return np.zeros_like(changed, bool)
     touching = np.unique(labels[view.edge & changed])
-    hits = np.bincount(labels[changed & evidence], minlength=count) if evidence is not None else stats[:, cv2.CC_STAT_AREA]
-    big = [lab for lab in touching if lab and stats[lab, cv2.CC_STAT_AREA] >= min_blocks and hits[lab] >= min_evidence]
+    core = np.bincount(labels[blobs(changed)], minlength=count)
+    hits = np.bincount(labels[changed & evidence], minlength=count) if evidence is not None else core
+    big = [lab for lab in touching if lab and core[lab] >= min_blocks and hits[lab] >= min_evidence]
     return np.isin(labels, big) if big else np.zeros_like(changed, bool)
+
+
+def arm_blocks(cell_blocks: float) -> float:
+    """How many blocks a blob reaching in from the edge must cover to be an arm: ``ARM_CELLS``
+    cells (boxes of ``cell_blocks``), or ``ARM_MM2`` if that is less (a hand over a board of big
+    cells covers fewer of them). A piece, a stone or a tile on an edge cell covers one cell at most."""
+    return min(ARM_CELLS * cell_blocks, ARM_MM2 / BLOCK_MM ** 2)
 
 
 TEXTURE_BLUR_MM = 2.0       #: pre-blur of the structure picture (a shake of a pixel or two decorrelates nothing)

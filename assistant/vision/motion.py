@@ -40,7 +40,7 @@ import cv2
 import numpy as np
 
 from .align import Aligner, Alignment, warp_back
-from .change import (ARM_CELLS, BlockGrid, View, arms, block_means, blobs, log_blocks, quick_change, residuals,
+from .change import (BlockGrid, arm_blocks, View, arms, block_means, blobs, log_blocks, quick_change, residuals,
                      structure, structure_change, visible_blocks, with_evidence)
 from .mats import MatLayout
 
@@ -227,6 +227,7 @@ class _Picture:
     detail: np.ndarray | None = None
     full: bool = False                  #: every pixel is in view (``inside`` is all 255)
     logs: np.ndarray | None = None      #: :func:`~.change.log_blocks` of ``blocks``
+    own: np.ndarray | None = None       #: a reference's pixels from its own frame (the rest filled in)
 
 
 class MotionGate:
@@ -261,6 +262,7 @@ class MotionGate:
         self._prev: _Picture | None = None
         self._ref: _Picture | None = None
         self._aligner: Aligner | None = None
+        self._hint: np.ndarray | None = None      #: the last warp found against the reference
         self._run, self._run_start = 0, 0.0
         #: the last frames of the still run (they are compared together: see :func:`_combine`)
         self._window: collections.deque[_Picture] = collections.deque(maxlen=WINDOW_FRAMES)
@@ -330,15 +332,21 @@ class MotionGate:
             evidence |= detail > p.new_detail
         evidence &= view.visible
         return {"view": view, "changed": with_evidence(blobs(strong) & view.visible, evidence),
-                "anything": blobs(anything) & view.visible, "evidence": evidence,
+                "anything": blobs(anything) & view.visible, "reach": anything & view.visible, "evidence": evidence,
                 "raw": with_evidence(strong & view.visible, evidence), "glare": glare, "light": light,
                 "residual": residual}
 
-    def _aligned(self, ref: _Picture, cur: _Picture, aligner: Aligner | None) -> tuple[_Picture, Alignment] | None:
+    def _aligned(self, ref: _Picture, cur: _Picture, aligner: Aligner | None,
+                 hint: np.ndarray | None = None) -> tuple[_Picture, Alignment] | None:
         """``cur`` resampled onto ``ref``'s pixels (and the warp), or None when the alignment is
-        not trusted."""
-        aligner = aligner or Aligner(ref.image, ref.inside)
-        found = aligner.align(cur.image)
+        not trusted. ``hint``: a warp to start from (the last one found against ``ref``; a shake
+        often stays), identity failing that."""
+        aligner = aligner or Aligner(ref.image, ref.own if ref.own is not None else ref.inside)
+        found = aligner.align(cur.image, hint) if hint is not None else None
+        if found is None or found.correlation < aligner.min_correlation:
+            plain = aligner.align(cur.image)
+            if plain is not None and (found is None or plain.correlation > found.correlation):
+                found = plain
         if found is None:
             return None
         image = warp_back(cur.image, found)
@@ -402,13 +410,14 @@ class MotionGate:
         alignment = None
         if np.count_nonzero(diff["anything"]):
             if self._aligner is None:
-                self._aligner = Aligner(ref.image, ref.inside)
-            aligned = self._aligned(ref, cur, self._aligner)
+                self._aligner = Aligner(ref.image, ref.own if ref.own is not None else ref.inside)
+            aligned = self._aligned(ref, cur, self._aligner, self._hint)
             if aligned is not None:
                 alignment = aligned[1]
+                self._hint = alignment.warp
                 diff = self._difference(ref, aligned[0], aligned=True)
         view, plain, raw, glare, light = diff["view"], diff["changed"], diff["raw"], diff["glare"], diff["light"]
-        arm = arms(diff["anything"], view, ARM_CELLS * b.cell_blocks, diff["evidence"], MIN_CHANGE_BLOCKS)
+        arm = arms(diff["reach"], view, arm_blocks(b.cell_blocks), diff["evidence"], MIN_CHANGE_BLOCKS)
         # an arm across the band covers a good part of a segment; a lamp's edge only a few blocks
         band = not light and any(np.count_nonzero(diff["anything"][ys, xs]) >= max(10, 0.3 * len(ys))
                                  for ys, xs in b.segments)
@@ -446,7 +455,7 @@ class MotionGate:
         outdated: what no frame of the window showed of them is left unknown."""
         cur, old = window[-1], self._ref
         if old is None or old.image.shape != cur.image.shape:
-            self._ref, self._aligner = cur, None
+            self._ref, self._aligner, self._hint = cur, None, None
             return
         h, w = cur.image.shape[:2]
         to_cur = verdicts[-1].alignment.warp if verdicts[-1].alignment is not None else np.eye(3)
@@ -469,8 +478,9 @@ class MotionGate:
                 image = np.where(fill[..., None] > 0, moved, image)
                 inside = cv2.bitwise_or(inside, fill)
         if inside is not cur.inside:
-            cur = _Picture(image, inside, block_means(image, self.blocks.shape, inside), cur.frame)
-        self._ref, self._aligner = cur, None
+            cur = _Picture(image, inside, block_means(image, self.blocks.shape, inside), cur.frame, own=cur.inside)
+            cur.logs = log_blocks(cur.blocks)
+        self._ref, self._aligner, self._hint = cur, None, None
 
     def _commit(self, cur: _Picture, frame: int, t: float, motion: float, moved: bool) -> GateOutput:
         verdicts = [self._judge(pic) for pic in self._window]
@@ -530,7 +540,7 @@ class MotionGate:
                 self._state = "occluded"
             return GateOutput("occluded", motion)
         if self._ref is None:                       # the first still picture is the baseline
-            self._ref, self._aligner = cur, None
+            self._ref, self._aligner, self._hint = cur, None, None
             self._state, self._last_check = "still", t
             return GateOutput("still", motion)
         if self._state in ("moving", "settling", "occluded") or t - self._last_check >= self.params.recheck_seconds:
