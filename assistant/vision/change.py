@@ -31,7 +31,6 @@ from .mats import MatLayout
 
 BLOCK_MM = 5.0
 LIGHT_WINDOW_MM = 150.0     #: neighbourhood of the local light estimate (about two cells of a real mat)
-LIGHT_WINDOW_CELLS = 2.2    #: the same in cells, for a bare grid located by its corners
 CLIPPED = 254               #: a pixel with a channel this bright is clipped (glare, overexposure)
 #: a blob reaching the edge of the view is an arm when it covers this many cells' worth of blocks
 #: (cell boxes), or ``ARM_MM2`` (:func:`arm_blocks`)

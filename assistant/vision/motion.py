@@ -56,7 +56,6 @@ MIN_CELL_SHARE = 0.15
 #: a cell with less than this share in view is changed only with a full change in view, and
 #: unsure with a change of at least this share of :data:`MIN_CHANGE_BLOCKS`
 PARTIAL_CELL_SHARE = 0.5
-_DEBUG = None
 WINDOW_FRAMES = 3          #: the last frames of a still run compared together (see :func:`_combine`)
 
 
@@ -95,8 +94,8 @@ class GateParams:
         is reported as unsure (0: never). For games with standing pieces, whose colour may be
         close to the tile's (``FAINT_CHANGE_BLOCKS``); flat tiles and discs change enough.
     light_window_cells : float or None
-        Neighbourhood of the local light in cells (``None``: 150 mm on a real mat, 2.2 cells
-        on a bare grid).
+        Neighbourhood of the local light in cells (``None``: :data:`~.change.LIGHT_WINDOW_MM`,
+        150 mat units: about two cells of a real mat, five of a bare grid located in a picture).
     """
 
     still_frames: int = 3
@@ -246,9 +245,9 @@ class MotionGate:
     margin_mm : float
         Width of the band around the play area watched for arms.
     params : GateParams, optional
-    lean : callable, optional
-        ``(changed blocks, grid) -> changed blocks`` without what only standing pieces' lean
-        and shadows explain (:class:`~.lean.LeanModel`).
+    lean : LeanModel, optional
+        Where standing pieces lean (:class:`~.lean.LeanModel`; the :class:`~.pipeline.BoardWatcher`
+        sets it from the registration): a cell changed only by a nearer piece's lean is unsure.
     """
 
     def __init__(self, layout: MatLayout, px_per_mm: float, region_mm: tuple[float, float, float, float],
@@ -423,8 +422,6 @@ class MotionGate:
                                  for ys, xs in b.segments)
         if arm.any() or band:
             return _Verdict({}, light, True, alignment)
-        if self.lean is not None:
-            plain = self.lean(plain, b)
         cells = {}
         for key, (rows, cols), share in zip(b.keys, b.cells, view.share):
             n_plain = np.count_nonzero(plain[rows, cols])
@@ -442,8 +439,10 @@ class MotionGate:
             else:
                 state = "same"
             cells[key] = (state, float(n_plain / MIN_CHANGE_BLOCKS))
-            if _DEBUG is not None and key in _DEBUG:
-                _DEBUG[key].append((cur.frame + 1, round(share, 2), int(n_raw), int(n_plain)))
+        if self.lean is not None:
+            # a tall piece leaning over the cell behind it is not a change of that cell
+            for key in self.lean.leaning([k for k, (s, _) in cells.items() if s == "changed"], plain):
+                cells[key] = ("unsure", cells[key][1])
         return _Verdict(cells, light, False, alignment)
 
     def _take_reference(self, window: list[_Picture], verdicts: list[_Verdict], reported: list[tuple]) -> None:
