@@ -415,6 +415,9 @@ class MotionGate:
                 alignment = aligned[1]
                 self._hint = alignment.warp
                 diff = self._difference(ref, aligned[0], aligned=True)
+            elif not self._aligner.textured:
+                # a plain board has nothing to align on, and nothing a shake would misplace
+                diff = self._difference(ref, cur, aligned=True)
         view, plain, raw, glare, light = diff["view"], diff["changed"], diff["raw"], diff["glare"], diff["light"]
         arm = arms(diff["reach"], view, arm_blocks(b.cell_blocks), diff["evidence"], MIN_CHANGE_BLOCKS)
         # an arm across the band covers a good part of a segment; a lamp's edge only a few blocks
