@@ -103,6 +103,7 @@ class Aligner:
         self.max_shift_px, self.min_correlation = max_shift_px, min_correlation
         size, _, ref, m = self.passes[-1]
         self.textured = bool(m.any()) and float(ref[m > 0].std()) > 0.02
+        self._window: np.ndarray | None = None
 
     def align(self, image: np.ndarray, start: np.ndarray | None = None) -> Alignment | None:
         """Estimate the warp from the reference to ``image``.
@@ -112,7 +113,9 @@ class Aligner:
         image : (h, w, 3) or (h, w) uint8
             A rectified board of the reference's size.
         start : (3, 3), optional
-            A first guess (e.g. the previous frame's warp); identity by default.
+            A first guess (e.g. the previous frame's warp); by default the shift phase
+            correlation finds between the two pictures (``cv2.phaseCorrelate``: a camera that
+            shakes mostly shifts the picture, by more than ECC reaches from no guess).
 
         Returns
         -------
@@ -123,7 +126,7 @@ class Aligner:
         if not self.textured or image.shape[:2] != self.shape:
             return None
         detail = _detail(image, self.size)
-        full = np.eye(3) if start is None else np.asarray(start, np.float64)
+        full = self._shift(detail) if start is None else np.asarray(start, np.float64)
         cc = 0.0
         for size, iterations, ref, mask in self.passes:
             scale = np.diag([size[0] / self.shape[1], size[1] / self.shape[0], 1.0])
@@ -143,6 +146,20 @@ class Aligner:
         if shift > self.max_shift_px or cc < self.min_correlation:
             return None
         return Alignment(full, shift, float(cc))
+
+
+    def _shift(self, detail: np.ndarray) -> np.ndarray:
+        """The translation (a homography) phase correlation finds from the reference to
+        ``detail`` at the coarsest pass's resolution; identity when it is not clear."""
+        size, _, ref, mask = self.passes[0]
+        cur = cv2.resize(detail, size, interpolation=cv2.INTER_AREA)
+        if self._window is None:
+            self._window = cv2.createHanningWindow(size, cv2.CV_32F) * (mask > 0)
+        (dx, dy), response = cv2.phaseCorrelate(ref * (mask > 0), cur * (mask > 0), self._window)
+        if not (np.isfinite(dx) and np.isfinite(dy)) or response < 0.05:
+            return np.eye(3)
+        sx, sy = self.shape[1] / size[0], self.shape[0] / size[1]
+        return np.array([[1.0, 0.0, dx * sx], [0.0, 1.0, dy * sy], [0.0, 0.0, 1.0]])
 
 
 def warp_back(image: np.ndarray, alignment: Alignment, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:

@@ -32,6 +32,11 @@ from .mats import MatLayout
 BLOCK_MM = 5.0
 LIGHT_WINDOW_MM = 150.0     #: neighbourhood of the local light estimate (about two cells of a real mat)
 CLIPPED = 254               #: a pixel with a channel this bright is clipped (glare, overexposure)
+#: added to the channels before their chromaticity is taken: a dark block's blue channel, a few
+#: grey levels, moves by a third with the camera's colour noise; 24 levels of headroom keep that
+#: noise under the chroma threshold (a webcam's dark squares of a chess board, issue 16)
+CHROMA_OFFSET = 24.0
+RIM_MM = 10.0               #: the rim of the rectified board left out of every comparison
 #: a blob reaching the edge of the view is an arm when it covers this many cells' worth of blocks
 #: (cell boxes), or ``ARM_MM2`` (:func:`arm_blocks`)
 ARM_CELLS = 2.5
@@ -126,6 +131,8 @@ class View:
     Attributes
     ----------
     visible : (bh, bw) bool
+        ``visible`` less the rim of the rectified board (:data:`RIM_MM`): a camera shaking by a
+        few pixels brings the table in there and takes it out again.
     share : list of float
         Per cell box (``grid.cells`` order), the share of its blocks in view (0..1).
     edge : (bh, bw) bool
@@ -136,7 +143,10 @@ class View:
     """
 
     def __init__(self, grid: BlockGrid, visible: np.ndarray):
-        self.visible = np.asarray(visible, bool)
+        self.visible = np.asarray(visible, bool).copy()
+        # the outer rim of the rectified board shows the table when the camera shakes
+        rim = max(1, int(round(RIM_MM / BLOCK_MM)))
+        self.visible[:rim], self.visible[-rim:], self.visible[:, :rim], self.visible[:, -rim:] = False, False, False, False
         self.share = [float(self.visible[rows, cols].mean()) for rows, cols in grid.cells]
         padded = np.pad(self.visible.astype(np.uint8), 1)
         inner = cv2.erode(padded, np.ones((3, 3), np.uint8))[1:-1, 1:-1].astype(bool)
@@ -221,11 +231,14 @@ def _most(x: np.ndarray) -> np.ndarray:
 
 
 def log_blocks(blocks: np.ndarray) -> np.ndarray:
-    """``log(B + 8)``, ``log(G + 8)``, ``log(R + 8)``, ``log(B/G)``, ``log(R/G)`` of block means
-    (:func:`block_means`): ``(bh, bw, 5) float32``. A light's gain is an offset of the first
-    three; a grey gain leaves the last two."""
+    """``log(B + 8)``, ``log(G + 8)``, ``log(R + 8)`` and the chromaticities
+    ``log((B + c) / (G + c))``, ``log((R + c) / (G + c))`` (``c`` = :data:`CHROMA_OFFSET`) of
+    block means (:func:`block_means`): ``(bh, bw, 5) float32``. A light's gain is an offset of
+    the first three; a grey gain leaves the last two (and a camera's colour noise in the dark
+    moves them little, thanks to ``c``)."""
     log = np.log(blocks[..., :3] + 8.0)
-    return np.dstack([log, log[..., 0] - log[..., 1], log[..., 2] - log[..., 1]]).astype(np.float32)
+    soft = np.log(blocks[..., :3] + CHROMA_OFFSET)
+    return np.dstack([log, soft[..., 0] - soft[..., 1], soft[..., 2] - soft[..., 1]]).astype(np.float32)
 
 
 def quick_change(before: np.ndarray, after: np.ndarray, visible: np.ndarray | None, threshold: float,
@@ -260,13 +273,6 @@ def quick_change(before: np.ndarray, after: np.ndarray, visible: np.ndarray | No
     return blobs(mask)
 
 
-def _log_chroma(blocks: np.ndarray) -> np.ndarray:
-    """``log(B/G)`` and ``log(R/G)`` of block means (``(bh, bw, 2)``): what a grey gain of the light
-    (a shadow, an exposure step) leaves unchanged."""
-    log = np.log(blocks[..., :3] + 8.0)
-    return np.dstack([log[..., 0] - log[..., 1], log[..., 2] - log[..., 1]])
-
-
 def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None,
               tolerance: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Per-block change that the local light does not explain.
@@ -296,8 +302,7 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None
         more than 8 % in some channel over a quarter of the board; an exposure or white-balance
         step changes the gain everywhere alike and is not counted).
     """
-    lr = np.dstack([np.log(ref[..., :3] + 8.0), _log_chroma(ref)])
-    lc = np.dstack([np.log(cur[..., :3] + 8.0), _log_chroma(cur)])
+    lr, lc = log_blocks(ref), log_blocks(cur)
     if view is not None and view.nearest is not None:
         # blocks out of view take the values of the nearest block in view (light, neighbourhoods)
         lr = lr.reshape(-1, 5)[view.nearest].reshape(lr.shape)

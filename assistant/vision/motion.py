@@ -126,11 +126,12 @@ class StableChange:
         The light changed unevenly too (a lamp, a hotspot; compensated).
     unsure : list of tuple
         Cells that look different but may not have changed: glare, a faint change (too small to
-        be sure of, e.g. a pale pawn on a pale tile), a cell mostly out of view, or anything
-        after a bump or under a new light (standing pieces look different then); not listed in
-        ``changed``.
+        be sure of, e.g. a pale pawn on a pale tile), a cell mostly out of view or behind a
+        taller piece's lean, or anything under a new light or after a bump the new picture could
+        not be aligned across (standing pieces look different then); not listed in ``changed``.
     bumped : bool
-        The board moved against the camera since the last still picture.
+        The board moved against the camera since the last still picture (the registration
+        found it elsewhere).
     scores : dict
         Cell key -> changed area of every cell, in units of ``MIN_CHANGE_BLOCKS`` blocks (1.0 and
         more is a change).
@@ -273,7 +274,8 @@ class MotionGate:
 
     # -- helpers -------------------------------------------------------------------------------
     def note_bump(self) -> None:
-        """The board moved against the camera: the next comparison reports differences as unsure."""
+        """The board moved against the camera: the next stable change says so, and reports its
+        differences as unsure when the new picture cannot be aligned on the reference."""
         self._bumped = True
 
     def visible_blocks(self, inside: np.ndarray) -> np.ndarray:
@@ -359,7 +361,7 @@ class MotionGate:
         if prev is None or prev.image.shape != cur.image.shape:
             return 1.0, True
         view = self._view(prev, cur)
-        count = int(np.count_nonzero(quick_change(prev.logs, cur.logs, None if prev.full and cur.full else view.visible,
+        count = int(np.count_nonzero(quick_change(prev.logs, cur.logs, view.visible,
                                                   p.change_threshold, p.chroma_threshold)))
         if count >= p.motion_blocks:
             # a local light (a shadow) and a shake can look like this: look closer
@@ -496,7 +498,9 @@ class MotionGate:
         self._last_check = cur_t = t
         self._state = "still"
         bumped, self._bumped = self._bumped, False
-        if bumped:
+        if bumped and verdicts[-1].alignment is None:
+            # the board moved against the camera and the new picture could not be laid on the old
+            # one: what differs may be the move itself (standing pieces seen from elsewhere)
             changed, unsure = [], sorted(changed + unsure, key=_key_order)
         event = StableChange(frame, cur_t, changed, light, unsure, bumped, scores, since) if changed or unsure else None
         return GateOutput("still", motion, event, light, moved)
