@@ -330,7 +330,13 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None
                          np.where(cur_clip & ~ref_clip, np.maximum(0.0, ratio[..., :3] - overall), 0.0))
     residual = _most(np.where(usable, diff[..., :3], one_sided))
     chroma = np.where(usable_all, _most(diff[..., 3:]), 0.0)
-    glare = ~(usable[..., 0] | usable[..., 1] | usable[..., 2]) & (_most(np.abs(cur[..., 3:] - ref[..., 3:])) > 0.25)
+    # glare: a block clipped in every channel in one picture, whose clipping changed more than the
+    # light explains (an exposure step clips and unclips whole bright areas; a lamp's reflection
+    # whitens a spot the light around it does not)
+    expected = np.exp(lit[..., :3]) - 8.0                 # the reference under the new light
+    unexplained = (cur_clip & ~ref_clip & (expected < 0.94 * CLIPPED)) | (ref_clip & ~cur_clip & (cur[..., :3] < 0.85 * expected))
+    glare = (~(usable[..., 0] | usable[..., 1] | usable[..., 2]) & (_most(np.abs(cur[..., 3:] - ref[..., 3:])) > 0.25)
+             & (unexplained[..., 0] | unexplained[..., 1] | unexplained[..., 2]))
     gain = light[..., :3].reshape(-1, 3)
     if view is not None:
         residual = np.where(view.visible, residual, 0.0)
