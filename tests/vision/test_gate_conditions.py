@@ -7,31 +7,19 @@ its cells, after the arm has left, and nothing else."""
 
 from __future__ import annotations
 
-import math
-
-import cv2
-import numpy as np
 import pytest
 
+from assistant.bench.gate import arm_passes, moved_cells, render_moves
 from assistant.vision.pipeline import BoardWatcher
 from assistant.vision.render.actions import Place
-from assistant.vision.render.camera import look_at_mat
 from assistant.vision.render.desert import desert_setup, excavate, set_sand
+from assistant.vision.render.effects import camera_shake, exposure_swing, sweeping_shadow
 from assistant.vision.render.scene import TallPiece
 from assistant.vision.render.sequence import Hold, Reach, Sequence
 
-SIZE = (960, 540)
-
-
 def render(steps, scene, fps=30.0, seed=0, tilt=25.0, roll=5.0):
-    """The frames of a sequence: ``[(index, t, image, over_board, truth events)]``."""
-    cam = look_at_mat(scene.layout.outline_mm(), SIZE, 60.0, tilt, 0.0, roll, dist=(0.0,) * 5)
-    out = []
-    for f in Sequence(scene, cam, steps, fps=fps, seed=seed):
-        arm = f.truth.arm
-        over = bool(arm.present and (arm.touched_cells or arm.band_touched))
-        out.append((f.index, f.t, f.image, over, f.truth.to_json().get("events") or []))
-    return out
+    """The frames of a sequence: ``[(index, t, image, arm over the board, truth events)]``."""
+    return render_moves(steps, scene, fps, seed, tilt, roll)
 
 
 def watch(frames, fps=30.0, post=None, **kwargs):
@@ -44,32 +32,6 @@ def watch(frames, fps=30.0, post=None, **kwargs):
         if out.gate is not None and out.gate.event is not None:
             events.append(out.gate.event)
     return events, outs
-
-
-def moved_cells(frames) -> list[set]:
-    """Per move (truth events of one frame), the cells it changed."""
-    out = []
-    for *_, events in frames:
-        if events:
-            cells = set()
-            for e in events:
-                cells.add(tuple(e["cell"]))
-                if e.get("to_cell"):
-                    cells.add(tuple(e["to_cell"]))
-            out.append(cells)
-    return out
-
-
-def arm_passes(frames) -> list[tuple[int, int]]:
-    """(first, last) frame of each stretch with an arm over the board."""
-    passes, start = [], None
-    for index, _, _, over, _ in frames:
-        if over and start is None:
-            start = index
-        elif not over and start is not None:
-            passes.append((start, index - 1))
-            start = None
-    return passes
 
 
 def assert_each_move_once(events, frames, fps=30.0, max_delay_s=0.3):
@@ -93,33 +55,13 @@ def one_move():
     return render([Hold(40), Reach((1, 3), excavate(scene, (1, 3)), dwell_frames=6), Hold(30)], scene)
 
 
-def person_shadow(image: np.ndarray, t: float, period: float = 1.2, strength: float = 0.45) -> np.ndarray:
-    """A person's soft shadow (a blurred tall ellipse, 0.4 of the picture wide) sweeping across
-    the picture from left to right every ``period`` seconds, darkening by up to ``strength``."""
-    h, w = image.shape[:2]
-    phase = (t % period) / period
-    mask = np.zeros((h, w), np.float32)
-    cx = int((-0.3 + 1.6 * phase) * w)
-    cv2.ellipse(mask, (cx, h // 2), (int(0.2 * w), int(0.7 * h)), 15.0, 0, 360, 1.0, -1)
-    mask = cv2.GaussianBlur(mask, (0, 0), 0.05 * w)
-    return np.clip(image.astype(np.float32) * (1.0 - strength * mask)[..., None], 0, 255).astype(np.uint8)
-
-
 def test_people_s_shadows_sweeping_over_a_still_board_change_nothing(one_move):
     """Shadows sweep over the board the whole time: the gate still settles at once (its first
     still picture within 0.2 s) and reports the move, only it, once."""
-    events, outs = watch(one_move, post=lambda img, i, t: person_shadow(img, t))
+    events, outs = watch(one_move, post=lambda img, i, t: sweeping_shadow(img, t))
     assert min(i for i, o in enumerate(outs) if o.status == "still") <= 6
     assert_each_move_once(events, one_move)
     assert all(e.unsure == [] for e in events)
-
-
-def exposure_swing(image: np.ndarray, index: int, t: float) -> np.ndarray:
-    """Auto exposure swinging the whole picture by +-25 % (period 1.7 s), plus a codec's 1.5
-    grey-level brightness step every 12 frames."""
-    gain = 1.0 + 0.25 * math.sin(2 * math.pi * t / 1.7)
-    step = 1.5 * ((index // 12) % 2)
-    return np.clip(image.astype(np.float32) * gain + step, 0, 255).astype(np.uint8)
 
 
 def test_exposure_swinging_by_a_quarter_changes_nothing(one_move):
@@ -158,22 +100,6 @@ def test_a_hand_resting_on_the_board_for_a_second_commits_nothing_until_it_leave
     assert "occluded" in resting            # seen as still, and held: an arm is over the board
 
 
-def shaken(seed: int, low: float = 1.0, high: float = 10.0):
-    """A camera shaking: each frame shifted by 1-10 px in a random direction (and back)."""
-    rng = np.random.default_rng(seed)
-    shifts = {}
-
-    def post(image, index, t):
-        if index not in shifts:
-            a, r = rng.uniform(0, 2 * math.pi), rng.uniform(low, high)
-            shifts[index] = (r * math.cos(a), r * math.sin(a))
-        dx, dy = shifts[index]
-        m = np.float32([[1, 0, dx], [0, 1, dy]])
-        return cv2.warpAffine(image, m, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-
-    return post
-
-
 def test_a_camera_shaking_by_one_to_ten_pixels_reports_each_move_once():
     scene = desert_setup(3)
     first = excavate(scene, (0, 1))
@@ -183,7 +109,7 @@ def test_a_camera_shaking_by_one_to_ten_pixels_reports_each_move_once():
     steps = [Hold(20), Reach((0, 1), first, dwell_frames=5), Hold(20),
              Reach((4, 3), excavate(after, (4, 3)), dwell_frames=5, entry="left"), Hold(25)]
     frames = render(steps, scene, seed=3, tilt=20.0)
-    events, _ = watch(frames, post=shaken(3))
+    events, _ = watch(frames, post=lambda img, i, t: camera_shake(img, [3, i]))
     assert_each_move_once(events, frames)
 
 
