@@ -236,9 +236,10 @@ def log_blocks(blocks: np.ndarray) -> np.ndarray:
     block means (:func:`block_means`): ``(bh, bw, 5) float32``. A light's gain is an offset of
     the first three; a grey gain leaves the last two (and a camera's colour noise in the dark
     moves them little, thanks to ``c``)."""
-    log = np.log(blocks[..., :3] + 8.0)
-    soft = np.log(blocks[..., :3] + CHROMA_OFFSET)
-    return np.dstack([log, soft[..., 0] - soft[..., 1], soft[..., 2] - soft[..., 1]]).astype(np.float32)
+    means = np.ascontiguousarray(blocks[..., :3], np.float32)
+    log = cv2.log(means + np.float32(8.0))
+    soft = cv2.log(means + np.float32(CHROMA_OFFSET))
+    return np.dstack([log, soft[..., 0] - soft[..., 1], soft[..., 2] - soft[..., 1]])
 
 
 def quick_change(before: np.ndarray, after: np.ndarray, visible: np.ndarray | None, threshold: float,
@@ -263,6 +264,10 @@ def quick_change(before: np.ndarray, after: np.ndarray, visible: np.ndarray | No
     ratio = after - before
     pool = ratio[visible] if visible is not None else ratio.reshape(-1, 5)
     gain = np.median(pool[:: max(1, len(pool) // 2000)], axis=0) if len(pool) else np.zeros(5, np.float32)
+    # most frames of a still board: no block strays that far even without the one-block allowance
+    strays = np.abs(ratio - gain.astype(np.float32))
+    if (_most(strays[..., :3]) <= threshold).all() and (_most(strays[..., 3:]) <= chroma_threshold).all():
+        return np.zeros(ratio.shape[:2], bool)
     lit = before + gain.astype(np.float32)
     darker = np.maximum(_beyond_below(after, lit), _beyond_below(-lit, -after))
     brighter = np.maximum(_beyond_below(-after, -lit), _beyond_below(lit, after))
