@@ -221,6 +221,15 @@ def _beyond_below(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.maximum(0.0, cv2.erode(b, _BOX3) - a)
 
 
+def _strays(now: np.ndarray, then: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How much darker and how much brighter ``now`` is than ``then`` allows with one block of
+    play, both ways: darker than every block around it in ``then``, or ``then`` brighter than
+    every block around it in ``now`` (a piece laid, a piece lifted); per channel, >= 0."""
+    darker = np.maximum(_beyond_below(now, then), _beyond_below(-then, -now))
+    brighter = np.maximum(_beyond_below(-now, -then), _beyond_below(then, now))
+    return darker, brighter
+
+
 def _most(x: np.ndarray) -> np.ndarray:
     """The largest value over the last (short) axis of ``x``: a chain of ``np.maximum`` over the
     channels, an order of magnitude faster than ``x.max(axis=-1)`` on interleaved channels."""
@@ -268,9 +277,7 @@ def quick_change(before: np.ndarray, after: np.ndarray, visible: np.ndarray | No
     strays = np.abs(ratio - gain.astype(np.float32))
     if (_most(strays[..., :3]) <= threshold).all() and (_most(strays[..., 3:]) <= chroma_threshold).all():
         return np.zeros(ratio.shape[:2], bool)
-    lit = before + gain.astype(np.float32)
-    darker = np.maximum(_beyond_below(after, lit), _beyond_below(-lit, -after))
-    brighter = np.maximum(_beyond_below(-after, -lit), _beyond_below(lit, after))
+    darker, brighter = _strays(after, before + gain.astype(np.float32))
     diff = np.maximum(darker, brighter)
     mask = (_most(diff[..., :3]) > threshold) | (_most(diff[..., 3:]) > chroma_threshold)
     if visible is not None:
@@ -316,8 +323,7 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None
     light = np.dstack([_local_median(np.ascontiguousarray(ratio[..., c]), k, 100.0) for c in range(5)])
     lit = lr + light                         # the reference as the new light would show it
     if tolerance:
-        darker = np.maximum(_beyond_below(lc, lit), _beyond_below(-lit, -lc))
-        brighter = np.maximum(_beyond_below(-lc, -lit), _beyond_below(lit, lc))
+        darker, brighter = _strays(lc, lit)
     else:
         darker, brighter = np.maximum(0.0, lit - lc), np.maximum(0.0, lc - lit)
     diff = np.maximum(darker, brighter)
@@ -373,11 +379,6 @@ def with_evidence(mask: np.ndarray, evidence: np.ndarray, min_blocks: int = 1) -
     keep = hits >= min_blocks
     keep[0] = False
     return keep[labels]
-
-
-def changed_blocks(residual: np.ndarray, threshold: float) -> np.ndarray:
-    """Blocks whose residual exceeds ``threshold``, in blobs (:func:`blobs`). ``(bh, bw) bool``."""
-    return blobs(residual > threshold)
 
 
 def arms(changed: np.ndarray, view: View, min_blocks: float, evidence: np.ndarray | None = None,

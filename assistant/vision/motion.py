@@ -7,11 +7,14 @@ changed. The comparison (:mod:`.change`) is light-invariant: block colours again
 model, the local detail of the picture against the reference's, and chromaticity; exposure and
 white-balance steps, codec brightness steps and people's soft shadows change no cell
 (field report F3). Before comparing, the frame is aligned to the reference
-(:mod:`.align`), so a camera or mat that shakes by a few pixels is not a change.
+(:mod:`.align`), so a camera or mat that shakes by a few pixels is not a change. A blob of
+change counts only with *evidence* a shadow cannot give: a new hue, new detail (an outline,
+print hidden), or a step beyond what a shadow darkens (:attr:`GateParams.shadow_residual`).
+The last :data:`WINDOW_FRAMES` frames of the still run are compared together (:func:`_combine`).
 
-- **Motion** is a change between consecutive frames: first compared as they are (cheap: the
-  idle path), and, when that finds something, again after aligning them, so that a shake is not
-  motion.
+- **Motion** is a change between consecutive frames: first compared under one gain per channel
+  (cheap: the idle path), then, when that finds something, under the local light, and at last
+  after aligning the two frames, so that neither a shadow nor a shake is motion.
 - **Arms**: a blob of difference from the reference that reaches the edge of the board's part in
   view and is larger than a piece (:func:`~.change.arms`), or anything new lying across the band
   around a mat's play area (F9), is a hand or an arm over the board, even resting still: the gate
@@ -22,9 +25,9 @@ white-balance steps, codec brightness steps and people's soft shadows change no 
   together in one change, never dropped.
 - **Cells partly out of view** are read from their part in view; a cell whose visible part is
   too small to be sure of is unsure when anything changed there.
-- **Tall pieces**: a blob of change that reaches into a neighbouring cell only on the side a
-  standing piece leans to (away from the camera) is that piece's lean or shadow, not a change
-  of the neighbour (see :func:`~.lean.lean_only`).
+- **Tall pieces**: a cell whose change lies within the lean of a changed neighbour nearer the
+  camera's nadir, in the same blob, is that piece leaning over it: unsure, not changed
+  (:class:`~.lean.LeanModel`); a piece's shadow is light, and changes no cell.
 
 While the board is still, a reader that looks closer than the gate can average the frames of
 the still window (:class:`StillMean`): the table does not change from frame to frame, the
@@ -378,32 +381,6 @@ class MotionGate:
         return count / visible, count >= p.motion_blocks
 
     # -- comparison with the reference -----------------------------------------------------------
-    def compare(self, img: np.ndarray, inside: np.ndarray | None = None) -> tuple[dict, list[tuple], list[tuple], bool, bool]:
-        """Compare a still board with the reference (aligned to it when it can be).
-
-        Parameters
-        ----------
-        img : (h, w, 3) uint8
-        inside : (h, w) uint8, optional
-            Pixels inside the camera frame (255; default: all).
-
-        Returns
-        -------
-        (scores, changed, unsure, light_change, occupied)
-            ``scores`` maps every cell key to its changed area (1.0 = ``MIN_CHANGE_BLOCKS``
-            blocks); ``occupied``: an arm lies over the board or across the band (nothing is
-            reported then).
-
-        Raises
-        ------
-        ValueError
-            Before the gate has a reference picture.
-        """
-        if self._ref is None:
-            raise ValueError("the gate has no reference picture yet")
-        verdict = self._judge(self._picture(img, inside, -1))
-        return (*_combine([verdict]), verdict.occupied)
-
     def _judge(self, cur: _Picture) -> _Verdict:
         """One still frame against the reference: each cell's state (see :class:`_Verdict`)."""
         p, b, ref = self.params, self.blocks, self._ref
