@@ -1,6 +1,6 @@
 """``assistant bench report``: every benchmark, then a Markdown report with plots.
 
-The benchmarks run in turn (``rules``, ``vision``, ``detect``, ``serve``; about 25 minutes on
+The benchmarks run in turn (``rules``, ``vision``, ``detect``, ``serve``, ``secrets``; about 26 minutes on
 two cores, most of it teaching and reading Forbidden Desert); what each prints goes to the
 terminal and into the report, and what they measure (:class:`~.figures.Figures`) is drawn with
 matplotlib: a confusion matrix per game, condition and slot kind, the idle path's frames per
@@ -27,7 +27,8 @@ from .figures import Figures
 SECTIONS = (("Rules engines and odds", "assistant.bench.rules"),
             ("Vision: the idle path, registration, memory", "assistant.bench.vision"),
             ("Detection and move tracking", "assistant.bench.detect"),
-            ("Referee server under load", "assistant.bench.serve"))
+            ("Referee server under load", "assistant.bench.serve"),
+            ("Secrets and hostile input", "assistant.bench.secrecy"))
 #: modules that take a ``figures`` argument
 PLOTTED = {"assistant.bench.vision", "assistant.bench.detect"}
 

@@ -233,9 +233,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def serve_recording(game: str, args: argparse.Namespace) -> int:
     """Serve the referee view with ``game``'s recording playing in real time as the camera."""
-    from waitress import create_server
-
     from ..server.serve import threads_for
+    from ..server.wsgi import make_server
     from ..vision.sources import FileSource
 
     folders = bundled(game)
@@ -260,14 +259,13 @@ def serve_recording(game: str, args: argparse.Namespace) -> int:
             try:
                 session.submit(queue.pop(0)[2], "referee")
             except SessionError as exc:               # a refused tablet entry is shown, not fatal
-                session.notify("info", f"tablet entry refused: {exc}")
+                session.notify("info", "A tablet entry was refused.", private=f"A tablet entry was refused: {exc}")
 
     live = LiveTable(session, Paced(rec.video), loop_factory(rec, args.model), rec.fps, before_frame=tablet).start()
     board = None
     try:
         board = start_leds(session, args.leds) if args.leds else None
-        server = create_server(create_app(session, camera=live.jpeg), host="127.0.0.1", port=args.port,
-                               threads=threads_for(session.seats))
+        server = make_server(create_app(session, camera=live.jpeg), "127.0.0.1", args.port, threads_for(session.seats))
         base = f"http://127.0.0.1:{server.effective_port}"
         print(f"Demo: {session.game.title}, the bundled recording playing as the camera.\n"
               f"  table view:   {base}/\n  referee view: {base}/?token={session.tokens['referee']}\nCtrl-C stops.",

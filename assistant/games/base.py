@@ -286,13 +286,51 @@ class Game(ABC):
     def refusal_view(self, refusal: "Refusal", seat: int | None) -> str:
         """The sentence ``seat`` (``None``: the whole table) may hear about an illegal event. The
         default is the engine's message; a game whose messages can name hidden things (a walker's
-        true hex) gives a fixed sentence per reason code instead."""
+        true hex) gives a fixed sentence per reason code instead. Refusals whose reason is one of
+        :attr:`observation_reasons` never get here: every role but the referee hears one fixed
+        sentence for them (``assistant.referee.door``)."""
         return refusal.message
 
-    def legal_view(self, state: Any, seat: int) -> list[Event]:
-        """The legal events ``seat`` may be offered on its own tablet. The default is every legal
-        event whose actor is ``seat``; a game hides those whose very listing tells a secret."""
-        return [e for e in self.legal_events(state) if e.actor == seat]
+    #: Reason codes that say an observation was wrong (a face, a card, a clue, a cache's content
+    #: that does not match what the engine holds). Whatever the truth, everyone but the referee
+    #: hears the same code and sentence for them, so a wrong guess tells nothing.
+    observation_reasons: frozenset[str] = frozenset()
+
+    def observations(self, state: Any, event: Event) -> tuple[str, ...]:
+        """The parameters of ``event`` that report hidden information as the table showed it (a
+        tile's face, a card drawn or peeked at, a clue read, a dealt die), for a game whose
+        set-up is ``state`` (only its fixed configuration is read, so the answer never depends on
+        the position). They are never taken from a player's token: with the assistant's own
+        (digital) decks and layouts the engine reveals them when it applies the event; at a
+        physical table the camera or the referee enters them. The default, for games without
+        hidden information, is none."""
+        return ()
+
+    def complete(self, state: Any, event: Event, rng: Any = None) -> Event:
+        """``event`` with what the engine must draw itself to apply it: what nobody holds yet (a
+        digital reshuffle's order, a roll of the assistant's own die), drawn with ``rng`` (a
+        ``random.Random``; with ``None`` a fixed value, for checking legality only). An
+        observation the engine already holds (a named layout's face, a digital deck's top card,
+        a digital checkometer's clue) needs no filling: :meth:`apply` reads it when the event
+        leaves it out. The default returns ``event`` unchanged."""
+        return event
+
+    def poster(self, event: Event) -> int | None:
+        """The seat whose token may post ``event`` (the referee may post anything); ``None``: the
+        referee only (chance and other non-seat actors). The default is the actor; Discovery
+        Island's walker steps are posted by the opponent, who lays the tiles."""
+        return event.actor if isinstance(event.actor, int) and not isinstance(event.actor, bool) else None
+
+    def legal_view(self, state: Any, seat: int | None) -> list[Event]:
+        """The legal events offered to ``seat`` on its own tablet (``None``: the public table,
+        which is shown what the player to move may do): every legal event that seat may post
+        (:meth:`poster`). A game hides those whose very listing tells a secret. Observations are
+        taken out afterwards, in one place (``assistant.referee.door``)."""
+        if seat is None:
+            seat = self.to_move(state)
+            if not isinstance(seat, int):
+                return []
+        return [e for e in self.legal_events(state) if self.poster(e) == seat]
 
     def board_svg(self, state: Any, view: Mapping[str, Any]) -> str:
         """The board as an SVG document drawn from ``view`` (``self.view(state, seat)``, already

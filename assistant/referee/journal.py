@@ -5,6 +5,10 @@ crash or ``kill -9`` loses nothing that a tablet was shown. An undo rewrites the
 text goes to a temporary file beside it, which is ``fsync``-ed and renamed over the old one
 (atomic on POSIX), then the folder is ``fsync``-ed. Events the referee refused are kept as ``#``
 comment lines, which a replay ignores (records.md: comment lines are not events).
+
+The record holds every secret of the game (hidden faces, deck orders, the treasure), so it is
+readable by its owner only: created with mode 0600, and set back to 0600 when an older record
+is resumed.
 """
 
 from __future__ import annotations
@@ -19,12 +23,38 @@ def _line(obj: Mapping[str, Any]) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
+#: Permission bits of every file the session writes (the record, its tokens): owner only.
+PRIVATE = 0o600
+
+
 def _fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace ``path`` atomically with ``text`` (UTF-8), readable by its owner only.
+
+    The text goes to ``<path>.tmp``, created with mode 0600 whatever the umask, which is
+    ``fsync``-ed and renamed over ``path``; then the folder is ``fsync``-ed.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be written (``path`` is then left as it was).
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE)
+    os.fchmod(fd, PRIVATE)                             # an older .tmp left by a crash keeps its mode otherwise
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
 
 
 class Journal:
@@ -51,6 +81,8 @@ class Journal:
                 raise FileNotFoundError(f"{self.path}: no such record to resume")
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.rewrite(header, [])
+        elif self.path.stat().st_mode & 0o777 != PRIVATE:
+            os.chmod(self.path, PRIVATE)               # a record written before records were private
         self._repair_tail()
 
     def _repair_tail(self) -> None:
@@ -97,19 +129,9 @@ class Journal:
         kept = []
         if self.path.exists():
             kept = [line for line in self.path.read_text(encoding="utf-8").splitlines() if line.startswith("#")]
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(_line(header))
-            for line in kept:
-                f.write(line + "\n")
-            for text in comments:
-                f.write("# " + " ".join(text.splitlines()) + "\n")
-            for obj in events:
-                f.write(_line(obj))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+        lines = [_line(header), *(line + "\n" for line in kept),
+                 *("# " + " ".join(text.splitlines()) + "\n" for text in comments), *(_line(obj) for obj in events)]
+        write_private(self.path, "".join(lines))
 
     def text(self) -> str:
         """The file as it is on disk (for download)."""

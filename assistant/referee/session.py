@@ -9,16 +9,18 @@ revision (the live stream).
 
 Roles: ``"referee"`` (the referee token: may post any event, corrections included, and undo),
 a seat index (that player's token: may post its own events and undo them), ``None`` (the public
-table view: may read only).
+table view: may read only). What each role is told, answers to refused posts included, is made
+in one place, :mod:`.door`.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import random
 import secrets
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -26,7 +28,8 @@ from typing import Any, Mapping
 from ..games import Event, Game, MalformedError
 from ..games.base import Refusal
 from ..records import FORMAT, parse_header, read_record
-from .journal import Journal
+from . import door
+from .journal import Journal, write_private
 
 #: How many applied events a snapshot lists.
 RECENT = 12
@@ -59,7 +62,9 @@ class Applied:
 @dataclass
 class Notice:
     """A warning or a question shown on the referee view: ``kind`` is ``"illegal"``,
-    ``"ask"`` or ``"info"``; ``cells`` are the game's cell ids to highlight."""
+    ``"ask"`` or ``"info"``; ``cells`` are the game's cell ids to highlight. ``private`` is a
+    fuller sentence for the referee only (it may name hidden things); ``referee_only`` keeps the
+    notice off the public table view (a refused post: its answer went to the poster)."""
 
     kind: str
     message: str
@@ -67,6 +72,8 @@ class Notice:
     reason: str | None = None
     id: int = 0
     options: list = field(default_factory=list)
+    private: str = ""
+    referee_only: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The notice as the pages get it; ``options`` are the explanations a question offers,
@@ -89,7 +96,7 @@ class Session:
     """
 
     def __init__(self, game: Game, header: dict[str, Any], start: Any, journal: Journal,
-                 tokens: dict[str, str]):
+                 tokens: dict[str, str], rng: random.Random | None = None):
         self.game, self.header, self.start_state, self.journal = game, header, start, journal
         self.state = start
         self.applied: list[Applied] = []
@@ -105,13 +112,20 @@ class Session:
         self.reread: list = []
         #: how many times the event list was rewound (undo, set-up change): the live loop rebuilds
         self.rewinds = 0
+        #: draws what nobody holds yet (a digital reshuffle's order, a dealt die past the set-up's)
+        self.rng = rng or random.Random()
+        #: open live views by role (None: the public table); see :meth:`open_view`
+        self.tablets: Counter = Counter()
+        #: bumped when a live view opens or closes (only the referee's page shows them)
+        self.views = 0
 
     # -- construction -----------------------------------------------------------------------
 
     @classmethod
     def start(cls, game_id: str, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None,
-              path: str | Path) -> "Session":
-        """A new session whose record is written to ``path``.
+              path: str | Path, rng: random.Random | None = None) -> "Session":
+        """A new session whose record is written to ``path``; ``rng`` draws what the engine
+        deals during play (a digital reshuffle's order; default: seeded by the system).
 
         Raises
         ------
@@ -129,7 +143,7 @@ class Session:
         if Path(path).exists():
             raise FileExistsError(f"{path} exists: resume it with --resume, or choose another record name")
         journal = Journal(path, header)
-        return cls(game, header, start, journal, _tokens(Path(path), _seats(game, start)))
+        return cls(game, header, start, journal, _tokens(Path(path), _seats(game, start)), rng)
 
     @classmethod
     def resume(cls, path: str | Path) -> "Session":
@@ -184,12 +198,19 @@ class Session:
     def submit(self, obj: Any, role: Role) -> dict[str, Any]:
         """Apply one event posted by ``role``; returns ``{"index": N, "ok": true}``.
 
+        Before the position is looked at, :func:`.door.check_post` decides whether ``role`` may
+        post such an event at all. The engine then draws what nobody holds yet
+        (:meth:`~assistant.games.base.Game.complete`: a digital reshuffle's order), and that
+        event is what is applied and recorded; observations the engine holds (a digital deck's
+        card, a named layout's face) it reads itself when the event leaves them out.
+
         Raises
         ------
         SessionError
             400 for a malformed event, 403 when the role may not post it (a player posting
-            another actor's event, or the public view posting at all), 409 with the rules'
-            reason code when it is illegal now (the refusal is kept as a comment in the record).
+            another seat's event or an observation, or the public view posting at all), 409
+            with a reason code when it is illegal now, in the words :func:`.door.refusal` gives
+            that role (the refusal is kept as a comment in the record and shown to the referee).
         OSError
             When the record cannot be written; the event is then not applied.
         """
@@ -199,21 +220,21 @@ class Session:
             raise SessionError(400, "malformed", "An event must be a JSON object.")
         try:
             event = self.game.parse_event(obj, self.start_state)
+            door.check_post(self.game, self.start_state, event, role)
         except MalformedError as exc:
             raise SessionError(400, "malformed", f"The event is malformed: {exc}.") from None
-        if role != "referee" and event.actor != role:
-            raise SessionError(403, "not_your_event",
-                               f"Player {role}'s token can only post player {role}'s events.")
+        except door.Refused as exc:
+            raise SessionError(exc.status, exc.reason, str(exc)) from None
         with self.changed:
             before = self.state
+            event = self.game.complete(before, event, self.rng)
             result = self._apply(event, role)
             if isinstance(result, SessionError):
                 self.journal.comment(f"refused ({result.reason}): {json.dumps(event.to_json())}")
-                refusal = Refusal(result.reason, str(result))
-                public = self.game.refusal_view(refusal, None)
-                self._notice("illegal", f"{public} ({result.reason})", reason=result.reason)
-                shown = str(result) if role == "referee" else self.game.refusal_view(refusal, role)
-                raise SessionError(409, result.reason, shown)
+                by = "the referee" if role == "referee" else f"player {role + 1}"
+                self._notice("illegal", f"Refused from {by}: {result} ({result.reason})", reason=result.reason,
+                             referee_only=True)
+                raise SessionError(409, *door.refusal(self.game, Refusal(result.reason, str(result)), role))
             try:
                 self.journal.append(result.obj)
             except OSError:
@@ -301,20 +322,25 @@ class Session:
 
     # -- notices from the tracker and the referee ------------------------------------------
 
-    def _notice(self, kind: str, message: str, cells=(), reason: str | None = None, options=()) -> Notice:
+    def _notice(self, kind: str, message: str, cells=(), reason: str | None = None, options=(), private: str = "",
+                referee_only: bool = False) -> Notice:
         self._notice_ids += 1
         notice = Notice(kind, message, [list(c) if isinstance(c, tuple) else c for c in cells], reason,
-                        self._notice_ids, [list(o) for o in options])
+                        self._notice_ids, [list(o) for o in options], private, referee_only)
         self.notices = (self.notices + [notice])[-20:]
         self._publish()
         return notice
 
-    def notify(self, kind: str, message: str, cells=(), reason: str | None = None, options=()) -> dict[str, Any]:
+    def notify(self, kind: str, message: str, cells=(), reason: str | None = None, options=(),
+               private: str = "") -> dict[str, Any]:
         """Show a warning or a question (``kind`` ``"illegal"``, ``"ask"``, ``"info"``) on the
-        referee view with ``cells`` highlighted; a question may offer ``options`` (lists of event
-        objects, the explanations the tracker could not decide between). Returns it as JSON."""
+        referee view and the table view with ``cells`` highlighted; a question may offer
+        ``options`` (lists of event objects, the explanations the tracker could not decide
+        between: the referee's only). ``private`` is a fuller sentence for the referee (it may
+        name hidden things); the table sees what :func:`.door.notice_json` lets through.
+        Returns the notice as the referee sees it."""
         with self.changed:
-            return self._notice(kind, message, cells, reason, options).to_json()
+            return door.notice_json(self.game, self._notice(kind, message, cells, reason, options, private), "referee")
 
     def dismiss(self, notice_id: int) -> None:
         """Remove a notice. Raises :class:`SessionError` (404) for an unknown id."""
@@ -364,39 +390,46 @@ class Session:
         self.changed.notify_all()
 
     def snapshot(self, role: Role) -> dict[str, Any]:
-        """Everything ``role``'s page shows, as JSON: the game's view for that seat (the public
-        view for ``None`` and the referee), the board as SVG, whose turn, the recent events as
-        that seat may see them, notices, and whether undo is possible. Never contains what the
-        seat may not know (the game's :meth:`~assistant.games.base.Game.view` and
-        :meth:`~assistant.games.base.Game.event_view` decide)."""
+        """Everything ``role``'s page shows, as JSON (made by :func:`.door.snapshot`): the
+        game's view for that seat (the public view for ``None`` and the referee), the board as
+        SVG, whose turn, the recent events as that seat may see them, notices, and whether undo
+        is possible. Never contains what the seat may not know."""
         with self.changed:
-            key = (self.revision, role)
+            key = (self.revision, role, self.views if role == "referee" else None)
             if key not in self._cache:
-                seat = role if isinstance(role, int) else None
-                recent = []
-                for index in range(max(0, len(self.applied) - RECENT), len(self.applied)):
-                    shown = self.game.event_view(self.applied[index].obj, seat)
-                    if shown is not None:
-                        recent.append({"index": index + 1, **shown})
-                view = self.game.view(self.state, seat)
-                self._cache[key] = {
-                    "game": self.game.id, "title": self.game.title, "revision": self.revision,
-                    "role": "referee" if role == "referee" else ("public" if role is None else "player"),
-                    "seat": seat, "seats": self.seats, "result": self.game.result(self.state),
-                    "to_move": self.game.to_move(self.state), "view": view,
-                    "board_svg": self.game.board_svg(self.state, view), "recent": recent,
-                    "events": len(self.applied), "can_undo": self.can_undo(role),
-                    "notices": [n.to_json() for n in self.notices] if role == "referee" or role is None else [],
-                    "devices": dict(self.devices),
-                }
+                self._cache[key] = door.snapshot(self, role)
             return self._cache[key]
 
-    def wait(self, revision: int, timeout: float) -> int:
-        """Block until the revision differs from ``revision`` or ``timeout`` seconds pass;
-        returns the current revision."""
+    def legal(self, role: Role) -> list[Event]:
+        """The events ``role`` may post now, as :func:`.door.legal` offers them."""
+        with self.changed:
+            return door.legal(self.game, self.state, self.start_state, role)
+
+    def open_view(self, role: Role, limit: int) -> bool:
+        """Count a live view of ``role`` opening, unless ``limit`` are open already (then
+        ``False``); the referee view shows the counts (``tablets``)."""
+        with self.changed:
+            if sum(self.tablets.values()) >= limit:
+                return False
+            self.tablets[role] += 1
+            self.views += 1
+            self.changed.notify_all()
+            return True
+
+    def close_view(self, role: Role) -> None:
+        """Count a live view of ``role`` closing (its client is gone)."""
+        with self.changed:
+            self.tablets[role] -= 1
+            self.views += 1
+            self.changed.notify_all()
+
+    def wait(self, revision: int, timeout: float, views: int | None = None) -> int:
+        """Block until the revision differs from ``revision`` (or, when ``views`` is given, a
+        live view opened or closed since :attr:`views` was ``views``) or ``timeout`` seconds
+        pass; returns the current revision."""
         deadline = time.monotonic() + timeout
         with self.changed:
-            while self.revision == revision:
+            while self.revision == revision and (views is None or self.views == views):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
@@ -410,8 +443,8 @@ class Session:
 
 
 def _tokens(record: Path, seats: int) -> dict[str, str]:
-    """The session's tokens, kept beside the record in ``<record>.tokens.json`` (mode 0600) so
-    that tablets keep working after ``--resume``; made on first use."""
+    """The session's tokens, kept beside the record in ``<record>.tokens.json`` (mode 0600, like
+    the record) so that tablets keep working after ``--resume``; made on first use."""
     path = record.with_name(record.name + ".tokens.json")
     if path.exists():
         try:
@@ -421,11 +454,5 @@ def _tokens(record: Path, seats: int) -> dict[str, str]:
         if isinstance(tokens, dict) and set(tokens) == {"referee", *map(str, range(seats))}:
             return tokens
     tokens = {"referee": secrets.token_urlsafe(16), **{str(s): secrets.token_urlsafe(16) for s in range(seats)}}
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(tokens, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_private(path, json.dumps(tokens))
     return tokens

@@ -2,18 +2,24 @@
 
 Who is asking is told by a token: ``Authorization: Bearer TOKEN`` or ``?token=TOKEN`` (the
 browser's ``EventSource`` cannot send headers). No token is the public table view; a seat's
-token is that player's private view; the referee token may post corrections and undo. What a
-response contains is always :meth:`~assistant.referee.session.Session.snapshot` for that role,
-so a player's token never reads another player's secret.
+token is that player's private view; the referee token may post corrections and undo. The token
+is checked before anything else, the body included; what a response contains is made by
+:mod:`assistant.referee.door` for that role (snapshots, legal events, refusals), so a player's
+token never reads another player's secret.
+
+Hostile bodies: at most :data:`~.wsgi.MAX_BODY` bytes (413 beyond), JSON nested at most
+:data:`MAX_DEPTH` levels (400 beyond: Python's parser would recurse until it fails), no
+``NaN``/``Infinity``.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from typing import Any, Iterator
+import re
+import time
+from typing import Any, Callable, Iterator
 
-from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+from flask import Blueprint, Response, current_app, g, jsonify, request, stream_with_context
 
 from ..referee.session import Role, Session, SessionError
 from .openapi import document
@@ -22,6 +28,13 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 #: At most this many legal events are listed (a Scout Pennant board can offer thousands of builds).
 LEGAL_LIMIT = 300
+#: Deepest nesting of arrays and objects accepted in a request body (an event needs 4).
+MAX_DEPTH = 32
+#: Seconds between two looks at whether a live stream's client has gone.
+POLL_S = 1.0
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 
 
 def session() -> Session:
@@ -39,15 +52,53 @@ def token() -> str | None:
 
 def role() -> Role:
     """The caller's role; raises :class:`SessionError` (403) for a foreign token."""
-    return session().role_of(token())
+    if "role" not in g:
+        g.role = session().role_of(token())
+    return g.role
+
+
+@bp.before_request
+def _token_first() -> None:
+    """The token is checked before the body is read: a foreign token gets 403, and the public
+    view may not post at all."""
+    if role() is None and request.method not in ("GET", "HEAD", "OPTIONS"):
+        raise SessionError(403, "read_only", "The public view cannot change anything; use a player or referee token.")
+
+
+def nesting(raw: bytes) -> int:
+    """How deep arrays and objects nest in the JSON text ``raw`` (brackets inside strings do not
+    count). Linear in ``len(raw)``, with no recursion."""
+    depth = deepest = 0
+    for ch in _STRINGS.sub(b'""', raw).translate(None, _NOT_BRACKETS):
+        depth += 1 if ch in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def body() -> Any:
-    """The request's JSON body. Raises :class:`SessionError` (400) when it is not JSON."""
-    data = request.get_json(silent=True)
-    if data is None:
-        raise SessionError(400, "not_json", "The request body must be a JSON object (Content-Type: application/json).")
-    return data
+    """The request's JSON body.
+
+    Raises
+    ------
+    SessionError
+        400 ``not_json`` when it is not JSON (or not sent as ``application/json``), 400
+        ``too_deep`` when it nests deeper than :data:`MAX_DEPTH`.
+    RequestEntityTooLarge
+        413 when it is longer than ``MAX_CONTENT_LENGTH`` (answered as JSON by the app).
+    """
+    if not request.is_json:
+        raise SessionError(400, "not_json", "The request body must be JSON (Content-Type: application/json).")
+    raw = request.get_data(cache=True)
+    if nesting(raw) > MAX_DEPTH:
+        raise SessionError(400, "too_deep", f"The request body nests deeper than {MAX_DEPTH} levels.")
+    try:
+        return json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise SessionError(400, "not_json", "The request body must be JSON (Content-Type: application/json).") from None
 
 
 @bp.get("/snapshot")
@@ -58,19 +109,9 @@ def snapshot():
 
 @bp.get("/legal")
 def legal():
-    """The events the caller may post now: its own seat's legal events (as the game lets it see
-    them); everything for the referee; for the public table, what the player to move may do."""
-    who = role()
-    s = session()
-    with s.changed:
-        if who == "referee":
-            events = s.game.legal_events(s.state)
-        elif who is None:                              # the table sees what the player to move may do
-            mover = s.game.to_move(s.state)
-            events = s.game.legal_view(s.state, mover) if isinstance(mover, int) else []
-        else:                                          # the game hides what would tell a secret
-            events = s.game.legal_view(s.state, who)
-    mine = [e.to_json() for e in events]
+    """The events the caller may post now, as :func:`assistant.referee.door.legal` offers them
+    (the public table reads what the player to move may post)."""
+    mine = [e.to_json() for e in session().legal(role())]
     return jsonify(events=mine[:LEGAL_LIMIT], total=len(mine), truncated=len(mine) > LEGAL_LIMIT)
 
 
@@ -148,47 +189,54 @@ def camera():
     return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
-def _events(s: Session, who: Role, keepalive_s: float) -> Iterator[str]:
+def _events(s: Session, who: Role, keepalive_s: float, gone: Callable[[], bool] | None = None) -> Iterator[str]:
     """The stream: a full snapshot at once, then one after each change, and a ``: keep-alive``
-    comment after ``keepalive_s`` seconds of quiet."""
-    revision = -1
+    comment after ``keepalive_s`` seconds of quiet; it ends within :data:`POLL_S` once ``gone()``
+    says the client closed its connection."""
+    revision, views, sent = -1, None, time.monotonic()
+    watch_views = who == "referee"                     # the referee's page counts the live views
     while True:
-        now = s.revision
-        if now != revision:
-            revision = now
+        now = (s.revision, s.views if watch_views else None)
+        if now != (revision, views):
+            revision, views = now
             snap = s.snapshot(who)
             yield f"id: {snap['revision']}\nevent: snapshot\ndata: {json.dumps(snap, separators=(',', ':'))}\n\n"
+            sent = time.monotonic()
             continue
-        if s.wait(revision, keepalive_s) == revision:
+        left = keepalive_s - (time.monotonic() - sent)
+        if left <= 0:
             yield ": keep-alive\n\n"
-
-
-_open_streams = {"count": 0}
-_streams_lock = threading.Lock()
+            sent = time.monotonic()
+            continue
+        s.wait(revision, min(left, POLL_S) if gone is not None else left, views)
+        if gone is not None and gone():
+            return
 
 
 @bp.get("/stream")
 def stream():
     """Server-Sent Events for the caller's role (``event: snapshot``, JSON data). Each open
-    stream holds a server thread, so at most ``MAX_STREAMS`` are served (503 beyond)."""
+    stream holds a server thread, so at most ``MAX_STREAMS`` are served (503 with
+    ``Retry-After`` beyond); a stream's slot is freed as soon as its client is gone."""
     who = role()
     s = session()
     keepalive_s = current_app.config["KEEPALIVE_S"]
     limit = current_app.config.get("MAX_STREAMS", 64)
-    with _streams_lock:
-        if _open_streams["count"] >= limit:
-            raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab and retry.")
-        _open_streams["count"] += 1
+    if not s.open_view(who, limit):
+        raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
+                                                    "the page retries by itself.")
+    gone = request.environ.get("waitress.client_disconnected")
+    response = Response(stream_with_context(_events(s, who, keepalive_s, gone)), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    closed: list[bool] = []
 
-    def counted():
-        try:
-            yield from _events(s, who, keepalive_s)
-        finally:
-            with _streams_lock:
-                _open_streams["count"] -= 1
+    def release() -> None:                             # the server closes every response, read or not (HEAD)
+        if not closed:
+            closed.append(True)
+            s.close_view(who)
 
-    return Response(stream_with_context(counted()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(release)
+    return response
 
 
 @bp.get("/openapi.json")

@@ -9,9 +9,13 @@ from werkzeug.exceptions import HTTPException
 
 from ..referee.session import Session, SessionError
 from . import api, pages
+from .wsgi import MAX_BODY
 
-#: Seconds between keep-alive comments on the live stream (a dead client is noticed by them).
-KEEPALIVE_S = 15.0
+#: Seconds between keep-alive comments on the live stream: a client that vanished without closing
+#: its connection leaves one unacknowledged, and the kernel drops it (see :mod:`.wsgi`).
+KEEPALIVE_S = 5.0
+#: Seconds a client refused a live stream (503) is asked to wait before retrying.
+RETRY_AFTER_S = 5
 
 
 def create_app(session: Session, camera: Callable[[], bytes | None] | None = None,
@@ -35,19 +39,22 @@ def create_app(session: Session, camera: Callable[[], bytes | None] | None = Non
         status; nothing a client sends yields a 500.
     """
     app = Flask(__name__)
-    app.config.update(SESSION=session, CAMERA=camera, KEEPALIVE_S=keepalive_s, JSON_SORT_KEYS=False)
+    app.config.update(SESSION=session, CAMERA=camera, KEEPALIVE_S=keepalive_s, JSON_SORT_KEYS=False,
+                      MAX_CONTENT_LENGTH=MAX_BODY)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
 
     @app.errorhandler(SessionError)
     def _refused(exc: SessionError):
-        return jsonify(error=exc.reason, message=str(exc)), exc.status
+        headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.status == 503 else {}
+        return jsonify(error=exc.reason, message=str(exc)), exc.status, headers
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
         if request.path.startswith("/api/"):
             sentence = {404: "There is no such API route; see /api/openapi.json.",
-                        405: "That method is not allowed on this route; see /api/openapi.json."}.get(
+                        405: "That method is not allowed on this route; see /api/openapi.json.",
+                        413: f"The request body is larger than the {MAX_BODY // 1024} KiB allowed."}.get(
                 exc.code, (exc.description or exc.name).split("\n")[0])
             return jsonify(error=exc.name.lower().replace(" ", "_"), message=sentence), exc.code
         return exc

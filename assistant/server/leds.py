@@ -6,7 +6,10 @@ After every change of the session the cells to light are worked out from it and 
 - an illegal move's cells blink vermillion; a question's cells pulse blue; the cells of a
   correction to make (where a tile must go after a storm card) pulse bluish green;
 - the current player's legal targets (the cells their legal events name: ``to``, ``cell``,
-  ``at``) glow yellow;
+  ``at``) glow yellow.
+
+The board is seen by the whole table, so it shows what the table view shows: the public notices
+and the public list of legal events (:mod:`assistant.referee.door`), never more;
 - with a layout under a Discovery Island map (``surface = "island"``), the walker's possible
   positions (rules §6.2: deduced from what the walker has seen, so no secret) glow sky blue.
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ..referee import door
 from ..referee.session import Session
 
 NOTICE_LIGHT = {"illegal": ("#D55E00", "blink"), "ask": ("#0072B2", "pulse"), "info": ("#009E73", "pulse")}
@@ -54,27 +58,25 @@ def lights(session: Session, mapped: set, surface: str = "mat") -> dict:
     name mat cells).
     """
     with session.changed:
-        notices = list(session.notices)[-NOTICES_SHOWN:]
+        notices = door.notices(session, None)[-NOTICES_SHOWN:]
         state = session.state
         mover = session.game.to_move(state)
         if surface == "island":
             seat_view = session.game.view(state, mover) if isinstance(mover, int) else {}
             return {tuple(c): POSSIBLE_LIGHT for c in seat_view.get("candidates", []) if tuple(c) in mapped}
-        events = session.game.legal_events(state) if isinstance(mover, int) else []
+        events = session.legal(None)
     out: dict = {}
     for event in events:
-        if event.actor != mover:
-            continue
         for name in CELL_PARAMS:
             key = _key(event.get(name))
             if _hashable(key) and key in mapped:
                 out[key] = TARGET_LIGHT
     for notice in notices:
-        for cell in notice.cells:
+        for cell in notice["cells"]:
             key = _key(cell)
             key = key[0] if isinstance(key, tuple) and len(key) == 1 and isinstance(key[0], str) else key
             if _hashable(key) and key in mapped:
-                out[key] = NOTICE_LIGHT.get(notice.kind, NOTICE_LIGHT["info"])
+                out[key] = NOTICE_LIGHT.get(notice["kind"], NOTICE_LIGHT["info"])
     return out
 
 

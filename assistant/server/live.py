@@ -5,7 +5,8 @@ A verdict of the tracker becomes:
 
 - ``commit``: its events are posted to the session with the referee's authority (the rules check
   them again there), and the tracker's announcement is shown as an ``info`` notice;
-- ``illegal``: a notice with the rules' reason code and the cells to highlight;
+- ``illegal``: a notice with the rules' reason code and the cells to highlight (the table view
+  gets it in the words :mod:`assistant.referee.door` lets through: never a secret);
 - ``ask``: a notice showing the cells, until the players fix the table or enter the move;
 - corrections after a storm card: one ``info`` notice each.
 
@@ -230,7 +231,7 @@ class LiveTable:
             for line in verdict.corrections:
                 s.notify("info", line, verdict.cells)
         elif verdict.kind == "illegal":
-            s.notify("illegal", verdict.message, verdict.cells, verdict.reason)
+            s.notify("illegal", verdict.message, verdict.cells, verdict.reason, private=verdict.private)
         elif verdict.kind == "ask":
             s.notify("ask", verdict.message or "Please check these cells.", verdict.cells,
                      options=[[e.to_json() for e in option] for option in verdict.options])

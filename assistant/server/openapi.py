@@ -25,7 +25,11 @@ def document() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "Tabletop assistant referee API", "version": "1",
                  "description": "One refereed game. No token: the public table view; a seat's token: that "
-                                "player's private view; the referee token: corrections, undo, the record."},
+                                "player's private view; the referee token: corrections, undo, the record. "
+                                "What a role is told depends only on what it may know; observations (faces, "
+                                "cards, clues) are never taken from a player's token; every wrong observation "
+                                "is 'observation_conflict: That does not match the table.'. Bodies: JSON, at "
+                                "most 64 KiB and 32 levels deep."},
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
                                 "query": {"type": "apiKey", "in": "query", "name": "token"}},
@@ -55,14 +59,14 @@ def document() -> dict[str, Any]:
             "/api/snapshot": {"get": _op("What the caller's page shows now", {"200": _json("the snapshot", {"$ref": "#/components/schemas/Snapshot"})})},
             "/api/legal": {"get": _op("The events the caller may post now", {"200": _json("legal events (at most 300)")})},
             "/api/events": {"post": _op("Apply one event (a move or a correction)", {"201": _json("applied: index and ok")},
-                                        (400, 403, 409),
+                                        (400, 403, 409, 413),
                                         requestBody={"required": True, "content": {"application/json": {"schema": event}}})},
             "/api/setup": {"post": _op("Change the set-up before the first event (Discovery Island: each player "
-                                       "chooses the opponent's landing hex)", {"200": _json("done")}, (400, 403, 409),
+                                       "chooses the opponent's landing hex)", {"200": _json("done")}, (400, 403, 409, 413),
                                        requestBody={"required": True, "content": {"application/json": {
                                            "schema": {"type": "object"}}}})},
             "/api/reread": {"post": _op("Ask the camera to look again at some cells (referee)",
-                                        {"200": _json("cells queued")}, (400, 403),
+                                        {"200": _json("cells queued")}, (400, 403, 413),
                                         requestBody={"required": True, "content": {"application/json": {
                                             "schema": {"type": "object", "required": ["cells"],
                                                        "properties": {"cells": {"type": "array"}}}}}})},
@@ -79,9 +83,10 @@ def document() -> dict[str, Any]:
                                                              "schema": {"type": "integer", "minimum": 0}}])},
             "/api/camera.jpg": {"get": _op("The rectified board with the detector's overlays",
                                            {"200": {"description": "JPEG", "content": {"image/jpeg": {}}}}, (404,))},
-            "/api/stream": {"get": _op("Live updates: a snapshot on connect and after each change; a keep-alive every 15 s",
+            "/api/stream": {"get": _op("Live updates: a snapshot on connect and after each change; a keep-alive every 5 s. "
+                                       "503 with Retry-After when every live view is taken",
                                        {"200": {"description": "Server-Sent Events (event: snapshot)",
-                                                "content": {"text/event-stream": {}}}})},
+                                                "content": {"text/event-stream": {}}}}, (403, 503))},
             "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json("OpenAPI 3.1")}}},
         },
     }

@@ -2,8 +2,8 @@
 
 ``assistant serve --game G [--record PATH] [--setup FILE] [--source S] [--host H] [--port P]``
 or ``assistant serve --resume RECORD``. The pages are served by waitress (a production WSGI
-server) with enough threads that the live streams of every tablet never starve ordinary
-requests (one open stream holds one thread). The server binds to 127.0.0.1 unless ``--host``
+server, set up in :mod:`.wsgi`) with enough threads that the live streams of every tablet never
+starve ordinary requests (one open stream holds one thread). The server binds to 127.0.0.1 unless ``--host``
 says otherwise, and says where it listens when it starts.
 """
 
@@ -29,15 +29,69 @@ def threads_for(seats: int) -> int:
     return 2 * (seats + 2) + SPARE_THREADS
 
 
-def default_setup(game_id: str, seed: int) -> dict[str, Any]:
-    """A random valid set-up of ``game_id`` from its simulator (``seed``), for a quick start."""
+def default_setup(game_id: str, seed: int | None = None, players: int | None = None,
+                  adventurers: list[str] | None = None, difficulty: str | None = None) -> dict[str, Any]:
+    """A random valid set-up of ``game_id`` (the game's simulator deals it), for a quick start.
+
+    Parameters
+    ----------
+    game_id : str
+    seed : int, optional
+        Fixes the deal (the same seed, the same layout and decks); ``None`` deals anew from the
+        operating system's randomness, so no two games share a hidden layout.
+    players : int, optional
+        Number of players (Forbidden Desert 2-5, Scout Pennant 2-6, Discovery Island 2);
+        random when absent.
+    adventurers : list of str, optional
+        Forbidden Desert only: the adventurers in seat order.
+    difficulty : str, optional
+        Forbidden Desert only: ``novice``, ``normal``, ``elite`` or ``legendary``.
+
+    Returns
+    -------
+    dict
+        The header's ``setup``: Forbidden Desert with every face named and digital decks;
+        Discovery Island on the example island with random landings, equipment within the
+        budget and a digital checkometer; Scout Pennant on the printed mat's board (radius 4).
+
+    Raises
+    ------
+    ValueError
+        For a choice the game does not have (one sentence names it).
+    """
     import importlib
     import random
 
+    rng = random.Random(seed)                          # None: seeded from os.urandom
     module = importlib.import_module(f"assistant.games.{game_id.replace('-', '_')}.simulate")
+    if game_id != "forbidden-desert" and (adventurers or difficulty):
+        raise ValueError("--adventurers and --difficulty are Forbidden Desert's choices")
+    if game_id == "forbidden-desert":
+        from ..games.forbidden_desert.components import ADVENTURERS, START_TICK
+
+        if adventurers:
+            unknown = [a for a in adventurers if a not in ADVENTURERS]
+            if unknown:
+                raise ValueError(f"unknown adventurer {unknown[0]!r}; choose from {', '.join(sorted(ADVENTURERS))}")
+            if players is not None and players != len(adventurers):
+                raise ValueError(f"--players {players} but {len(adventurers)} adventurers are named")
+            if len(set(adventurers)) != len(adventurers):
+                raise ValueError("an adventurer is named twice")
+        n = len(adventurers) if adventurers else players
+        if n is not None and not 2 <= n <= 5:
+            raise ValueError("Forbidden Desert is played by 2 to 5 adventurers")
+        if difficulty is not None and difficulty not in START_TICK:
+            raise ValueError(f"unknown difficulty {difficulty!r}; choose from {', '.join(START_TICK)}")
+        return module.random_setup(rng, players, difficulty, adventurers)
     if game_id == "scout-pennant":                     # the printed mat's board: radius 4 (rules default)
-        return module.random_setup(random.Random(seed), radius=4)
-    return module.random_setup(random.Random(seed))
+        if players is not None and not 2 <= players <= 6:
+            raise ValueError("Scout Pennant is played by 2 to 6 players")
+        return module.random_setup(rng, n_players=players, radius=4)
+    if players not in (None, 2):
+        raise ValueError("Discovery Island is played by 2 players")
+    from ..games.discovery_island.island import load_map
+
+    return module.random_setup(rng, load_map("example"))
 
 
 def port_free(host: str, port: int) -> bool:
@@ -54,22 +108,29 @@ def port_free(host: str, port: int) -> bool:
 
 
 def open_session(args: argparse.Namespace) -> Session:
-    """The session ``args`` ask for (resumed, or new from ``--setup`` or a seeded set-up).
+    """The session ``args`` ask for (resumed, or new from ``--setup`` or a random set-up).
 
     Raises
     ------
     FileNotFoundError, FileExistsError, MalformedError, ValueError, OSError
         With a sentence naming the file and the problem.
     """
+    choices = [f"--{name}" for name in ("seed", "players", "adventurers", "difficulty")
+               if getattr(args, name) is not None]
     if args.resume:
+        if choices:
+            raise ValueError(f"{choices[0]} chooses a new game's set-up; a resumed game keeps its own")
         return Session.resume(args.resume)
     if not args.game:
         raise ValueError("give --game G for a new game, or --resume RECORD")
+    if args.setup and choices:
+        raise ValueError(f"{choices[0]} chooses a random set-up; --setup gives the set-up itself")
     if args.setup:
         head = json.loads(Path(args.setup).read_text(encoding="utf-8").splitlines()[0])
         setup, rulings = head.get("setup", head), head.get("rulings")
     else:
-        setup, rulings = default_setup(args.game, args.seed), None
+        adventurers = args.adventurers.split(",") if args.adventurers else None
+        setup, rulings = default_setup(args.game, args.seed, args.players, adventurers, args.difficulty), None
     record = args.record or f"games/{args.game}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     return Session.start(args.game, setup, rulings, record)
 
@@ -133,14 +194,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         except (LayoutError, ValueError) as exc:
             print(f"serve: {exc}", file=sys.stderr)
             return 2
-    from waitress import create_server
-
     from .app import create_app
+    from .wsgi import make_server
 
     app = create_app(session, camera=panel.jpeg if panel else None)
     app.config["MAX_STREAMS"] = 2 * (session.seats + 2)        # every stream holds one of the threads
-    server = create_server(app, host=args.host, port=args.port, threads=threads_for(session.seats),
-                           channel_timeout=30, ident="tabletop-assistant")
+    server = make_server(app, args.host, args.port, threads_for(session.seats))
     base = f"http://{args.host if args.host not in ('0.0.0.0', '::') else 'THIS-MACHINE'}:{server.effective_port}"
     where = ("only this machine (use --host 0.0.0.0 for tablets on the network)" if args.host in ("127.0.0.1", "localhost")
              else f"the network on {args.host}")
@@ -199,7 +258,12 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--resume", metavar="RECORD", help="continue the session of this record (after a crash too)")
     p.add_argument("--record", metavar="PATH", help="where the new session's record goes (default games/GAME-TIME.jsonl)")
     p.add_argument("--setup", metavar="FILE", help="a record (its header is used) or a JSON object with setup and rulings")
-    p.add_argument("--seed", type=int, default=1, help="seed of the random set-up when no --setup is given")
+    p.add_argument("--seed", type=int, help="fix the random set-up (default: a new random deal every game)")
+    p.add_argument("--players", type=int, help="number of players of the random set-up (default: random)")
+    p.add_argument("--adventurers", metavar="A,B,...",
+                   help="Forbidden Desert: the adventurers in seat order, e.g. climber,explorer,navigator")
+    p.add_argument("--difficulty", choices=["novice", "normal", "elite", "legendary"],
+                   help="Forbidden Desert: the storm meter's start (default: random)")
     p.add_argument("--source", help="camera index, video file, image folder or stream URL: the camera follows the game")
     p.add_argument("--model", help="the game's taught detector folder (Forbidden Desert: required for live tracking)")
     p.add_argument("--calibration", help="camera calibration YAML (assistant calibrate camera)")

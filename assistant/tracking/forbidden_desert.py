@@ -242,6 +242,10 @@ class ForbiddenDesertTracker(Tracker):
     def __init__(self, game, state, max_depth: int = 6, beam: int = 24, cards_from_camera: bool = False):
         super().__init__(game, ForbiddenDesertTable(cards_from_camera), state, max_depth, beam)
         self.awaiting: State | None = None      # the state the table showed before the card
+        #: the storm cards an unsure reading of the card place may be, until the slides that
+        #: follow (or the players) decide
+        self.pending_cards: list[str] = []
+        self._pending_for: State | None = None
         #: the state before the first storm card since the table last matched (what the live
         #: loop's reference frame shows while ``awaiting`` is set)
         self.storm_start: State | None = None
@@ -251,12 +255,29 @@ class ForbiddenDesertTracker(Tracker):
         changed = set(changed)
         card = observed.get(CARD)
         shown = self.model.expected(self.state)[CARD]
-        if card is not None and card.sure and card.label not in ("none", shown) and card.label in STORM_CARDS:
+        if self._pending_for is not self.state:
+            self.pending_cards = []              # the state moved on (an answer on the tablet)
+        waiting = bool(self.pending_cards) and CARD_CELL not in changed
+        if card is not None and card.label not in ("none", shown) and card.label in STORM_CARDS and not waiting:
             if card.confidence < CARD_CONFIDENCE or card.margin < CARD_MARGIN:
-                # nothing on the table can contradict a misread sun or meter card: be sure first
-                return Verdict("ask", [], [CARD_CELL], f"Is the storm card {card.label.replace('_', ' ')}?",
-                               options=[[Event.make("storm", "storm_card", card=card.label)]])
+                # unsure: the cards it may be; the slides that follow decide between winds
+                # (_choose_card), the players otherwise (nothing on the table can contradict a
+                # misread sun or meter card)
+                self.pending_cards = [c for c in dict.fromkeys((card.label, *card.alternatives))
+                                      if c in STORM_CARDS and c != shown]
+                self._pending_for = self.state
+                names = " or ".join(c.replace("_", " ") for c in self.pending_cards)
+                return Verdict("ask", [], [CARD_CELL], f"Is the storm card {names}?",
+                               options=[[Event.make("storm", "storm_card", card=c)] for c in self.pending_cards])
+            self.pending_cards = []
             return self._storm_card(card.label, observed)
+        if waiting:
+            chosen = self._choose_card(observed)
+            if chosen is not None:
+                return chosen
+            names = " or ".join(c.replace("_", " ") for c in self.pending_cards)
+            return Verdict("ask", [], sorted(changed, key=str), f"Is the storm card {names}?",
+                           options=[[Event.make("storm", "storm_card", card=c)] for c in self.pending_cards])
         if self.awaiting is not None:
             fixes = corrections(self.model, self.awaiting, self.state, observed)
             if not fixes:
@@ -296,6 +317,39 @@ class ForbiddenDesertTracker(Tracker):
                            f"Was another {shown.replace('_', ' ')} card drawn?",
                            options=[[Event.make("storm", "storm_card", card=shown)]])
         return verdict
+
+    @property
+    def wants_whole_table(self) -> bool:
+        """Whether the next change should be read across the whole table: a storm card was
+        committed and its slides are being checked, or an unsure card waits to be told apart
+        by them."""
+        return self.awaiting is not None or (bool(self.pending_cards) and self._pending_for is self.state)
+
+    def _choose_card(self, observed: Observation) -> Verdict | None:
+        """The pending card the table now shows carried out: the one among
+        :attr:`pending_cards` whose slides and sand the sure readings match, when exactly one
+        does and it changes the table (a wind: ``wind_s_2`` and ``wind_s_3`` move different
+        tiles); None otherwise (the players are still sliding, or are asked)."""
+        fixed = {s: r for s, r in observed.items() if s[0] != "pawns" and s != CARD}
+        if not fixed or not all(r.sure for r in fixed.values()):
+            return None
+        before = self.model.expected(self.state)
+        fits = []
+        for card in self.pending_cards:
+            state = self.state
+            for ev in ([Event.make(state.active, "end_turn")] if state.phase == "actions" else []) + [
+                    Event.make("storm", "storm_card", card=card)]:
+                state = self.game.apply(state, ev)
+                if not state:
+                    break
+            if state and table_matches(self.model, state, fixed):
+                want = self.model.expected(state)
+                if any(want.get(s) != before.get(s) for s in fixed):
+                    fits.append(card)
+        if len(fits) != 1:
+            return None
+        self.pending_cards = []
+        return self._storm_card(fits[0], observed)
 
     def _pawn_walked(self, observed: Observation, changed: set) -> bool:
         """Whether, in the actions phase (in the storm no pawn walks), a sure pawn reading on a

@@ -91,7 +91,7 @@ class LiveDesert:
         frame = self.still.mean() if self.still.count else frame
         self.still.restart()
         cells = set(event.changed) | set(event.unsure) | self.pending
-        if self.tracker.awaiting is not None:
+        if self.tracker.wants_whole_table:
             slots = None                               # after a storm card: read the whole table
         else:
             # a pawn that left a cell may change only the gate's view of the cell behind it (a

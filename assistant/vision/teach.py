@@ -697,24 +697,52 @@ def add_teach_command(subparsers: Any) -> None:
 
 
 def _teach_table(args: Any, out: Path, started: float) -> int:
-    """``--slot table`` for Forbidden Desert: the whole-table detector (faces, sand, pawns,
-    parts, storm card), taught on rendered tables laid with the owner's photos (``--images DIR``,
-    file names as in the component folder) or with the project's own art (``--images own-art``)."""
+    """``--slot table`` for Forbidden Desert: the whole-table detector. Tile faces and backs, the
+    storm cards and the parts are read by matching the owner's photos directly (``--images
+    DIR``, file names as in the component folder; :mod:`.detectors.desert_flat`), or the
+    project's own art (``--images own-art``); what lies on the tiles and the pawns' moves are
+    read by the models shipped with the project, taught on varied tables of its own art. Prints
+    one sentence per thing the owner should know about the folder, and a progress bar."""
     from .detectors import forbidden_desert as fd
-    from .detectors import synth
+    from .detectors.desert_flat import DesertFlat, desert_pictures
     from .render.desert import ProceduralArt
-    from .render.photos import ComponentImages
 
     folder = args.images[0]
-    images = ProceduralArt() if folder == "own-art" else ComponentImages(folder, fallback=ProceduralArt())
-    if folder != "own-art" and not images.available:
+    if folder != "own-art" and not Path(folder).is_dir():
         print(f"teach: no component photos under {folder}", file=sys.stderr)
         return 2
-    print("rendering tables with your pieces and teaching (about five minutes)...", flush=True)
-    det = fd.teach(**synth.teaching_set(args.seed + 1, images=images))
-    det.save(out)
-    print(f"taught the forbidden-desert table detector in {time.perf_counter() - started:.0f} s -> {out}")
+    steps = ("reading your photos", "preparing the pictures to match", "saving")
+    bar = _progress(len(steps))
+    try:
+        bar(steps[0])
+        pictures = desert_pictures(None if folder == "own-art" else folder, ProceduralArt())
+        for note in pictures.notes:
+            print(f"note: {note}", flush=True)
+        bar(steps[1])
+        flat = DesertFlat(pictures.tiles, pictures.cards, parts=pictures.parts)
+        flat.bank()
+        det = fd.teach(flat)
+        bar(steps[2])
+        det.save(out)
+    except (OSError, ValueError) as exc:
+        print(f"\nteach: {exc}", file=sys.stderr)
+        return 2
+    print(f"taught the forbidden-desert table detector from {len(pictures.tiles)} tile, {len(pictures.cards)} "
+          f"storm-card and {len(pictures.parts)} part pictures in {time.perf_counter() - started:.0f} s -> {out}")
     return 0
+
+
+def _progress(total: int) -> Callable[[str], None]:
+    """A progress bar on standard error: each call advances it one step and names the step."""
+    done = [0]
+
+    def step(what: str) -> None:
+        done[0] += 1
+        filled = round(20 * done[0] / total)
+        print(f"\r[{'#' * filled}{'.' * (20 - filled)}] {done[0]}/{total} {what}".ljust(70),
+              end="\n" if done[0] == total else "", file=sys.stderr, flush=True)
+
+    return step
 
 
 def _teach_from_source(args: Any, slot: str | None) -> CellClassifier:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 
 import pytest
 
@@ -77,7 +76,7 @@ def test_the_forbidden_desert_script_rendered_from_the_real_photos_passes_the_sa
 
     from assistant.demo.make_desert import make as make_desert
     from assistant.vision.detectors import forbidden_desert as fd
-    from assistant.vision.detectors import synth
+    from assistant.vision.detectors.desert_flat import DesertFlat, desert_pictures
     from assistant.vision.render.desert import ProceduralArt
     from assistant.vision.render.photos import ComponentImages
 
@@ -85,10 +84,8 @@ def test_the_forbidden_desert_script_rendered_from_the_real_photos_passes_the_sa
     if not photos.is_dir():
         pytest.skip(f"the component photos are not beside the checkout ({photos})")
     images = ComponentImages(photos, fallback=ProceduralArt())
-    # taught once (about six minutes) and kept in the temporary folder, like the bench's own-art one
-    model = Path(tempfile.gettempdir()) / "tabletop-assistant-fd-photos-detector-v10"
-    if not (model / "detector.json").exists():
-        fd.teach(**synth.teaching_set(1, images=images)).save(model)
+    pictures = desert_pictures(photos, ProceduralArt())
+    model = fd.teach(DesertFlat(pictures.tiles, pictures.cards, parts=pictures.parts)).save(tmp_path / "model")
     rec = load_recording(make_desert(tmp_path / "rec", images=images))
     _desert_recording_is_complete(rec)
     _check_desert(run_recording(rec, str(model)))

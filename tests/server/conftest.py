@@ -39,7 +39,7 @@ def _pair(tmp_path, **change):
         tmp_path.mkdir(exist_ok=True)
         s = Session.start("discovery-island", head, None, tmp_path / f"island{k}.jsonl")
         for ev in steps:
-            s.submit(ev, 0)
+            s.submit(ev, 1)                           # the opponent enters the walker's steps (§6.1)
         out.append(s)
     return out
 

@@ -140,13 +140,12 @@ def test_no_route_gives_seat_1_what_only_seat_0_knows(tmp_path, island_pair):
 @pytest.fixture
 def live(tmp_path):
     """The app under waitress on a free loopback port, as ``assistant serve`` runs it."""
-    from waitress import create_server
-
     from assistant.server.serve import threads_for
+    from assistant.server.wsgi import make_server
 
     game = pennant_game(9)
     s = Session.start("scout-pennant", game.setup, game.rulings, tmp_path / "live.jsonl")
-    server = create_server(create_app(s, keepalive_s=0.5), host="127.0.0.1", port=0, threads=threads_for(s.seats))
+    server = make_server(create_app(s, keepalive_s=0.5), "127.0.0.1", 0, threads_for(s.seats))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     yield game, s, server.effective_port
@@ -230,23 +229,35 @@ def test_the_seat_count_cannot_change_once_tokens_are_out(pennant):
 
 def test_a_walker_is_offered_nothing_that_depends_on_where_it_is(tmp_path, island_pair):
     """§6.1: the walker's tablet lists no steps, sea refusals or cache actions (their listing
-    would say where it stands); its refused post gets a sentence naming no hex."""
+    would say where it stands) and may not post them: land or sea, the answer is the same 403.
+    The opponent, who lays the tiles, is offered them and posts them; a refused step is told
+    to it in a sentence naming no hex, to the referee in full, and not to the table."""
     s, _ = island_pair(tmp_path)
     client = create_app(s).test_client()
     walker = s.game.to_move(s.state)
     mine = client.get("/api/legal", headers=auth(s, str(walker))).get_json()["events"]
     assert {e["type"] for e in mine} <= {"end_march", "skip_march", "event_resolved"}
-    everything = client.get("/api/legal", headers=auth(s, "referee")).get_json()["events"]
-    assert any(e["type"] == "choose_direction" for e in everything)
+    theirs = client.get("/api/legal", headers=auth(s, str(1 - walker))).get_json()["events"]
+    assert any(e["type"] == "choose_direction" and e["actor"] == walker for e in theirs)
+    public = client.get("/api/legal").get_json()["events"]
+    assert {e["type"] for e in public} <= {"end_march", "skip_march"}
     from assistant.games.discovery_island.geometry import DIRECTION_NAMES, step
 
     island, here = s.state.cfg.island, s.state.pos[walker]
     land = next(d for d in DIRECTION_NAMES if island.terrain(step(here, d)) != "sea")
+    answers = set()
+    for d in DIRECTION_NAMES:
+        r = client.post("/api/events", json={"actor": walker, "type": "sea_refused", "dir": d},
+                        headers=auth(s, str(walker)))
+        answers.add((r.status_code, r.data))
+    assert len(answers) == 1 and next(iter(answers))[0] == 403
+    notices = len(s.snapshot(None)["notices"])
     r = client.post("/api/events", json={"actor": walker, "type": "sea_refused", "dir": land},
-                    headers=auth(s, str(walker)))
+                    headers=auth(s, str(1 - walker)))
     assert r.status_code == 409 and r.get_json()["error"] == "not_sea"
-    for sentence in (r.get_json()["message"], s.snapshot(None)["notices"][-1]["message"]):
-        assert not any(ch.isdigit() for ch in sentence.replace("(not_sea)", "")), sentence
+    assert not any(ch.isdigit() for ch in r.get_json()["message"]), r.get_json()["message"]
+    assert len(s.snapshot(None)["notices"]) == notices                      # nothing on the table view
+    assert any(ch.isdigit() for ch in s.snapshot("referee")["notices"][-1]["message"])
     referee = client.post("/api/events", json={"actor": walker, "type": "sea_refused", "dir": land},
                           headers=auth(s, "referee"))
     assert referee.status_code == 409 and any(ch.isdigit() for ch in referee.get_json()["message"])

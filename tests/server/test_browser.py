@@ -18,6 +18,7 @@ from assistant.games.forbidden_desert.simulate import random_setup as desert_set
 from assistant.referee.session import Session
 from assistant.server.app import create_app
 from assistant.server.serve import threads_for
+from assistant.server.wsgi import make_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
@@ -37,11 +38,12 @@ def browser():
         b.close()
 
 
-def serve(session: Session) -> str:
-    """Serve ``session`` under waitress on a free loopback port; returns the base URL."""
-    from waitress import create_server
-
-    server = create_server(create_app(session), host="127.0.0.1", port=0, threads=threads_for(session.seats))
+def serve(session: Session, max_streams: int = 64) -> str:
+    """Serve ``session`` under waitress on a free loopback port (at most ``max_streams`` live
+    views); returns the base URL."""
+    app = create_app(session)
+    app.config["MAX_STREAMS"] = max_streams
+    server = make_server(app, "127.0.0.1", 0, threads_for(session.seats))
     threading.Thread(target=server.run, daemon=True).start()      # ends with the test process
     return f"http://127.0.0.1:{server.effective_port}"
 
@@ -176,3 +178,22 @@ def test_the_referee_taps_a_cell_and_asks_the_camera_to_look_again(browser, tmp_
     assert answer.value.status == 200
     assert sorted(s.reread) == [(0, 0), (3, 2)]                 # A1 and C4 as [row, col]
     page.close()
+
+
+def test_a_refused_page_backs_off_retries_and_says_so(browser, tmp_path):
+    """The issue: a page that got a 503 stayed "reconnecting" for good. With one live view
+    allowed, the second page says it was refused and when it retries, and is live once the
+    first page is closed; the referee's page counts the live views."""
+    s = desert(tmp_path)
+    base = serve(s, max_streams=1)
+    first = browser.new_page()
+    first.goto(f"{base}/?token={s.tokens['referee']}")
+    first.wait_for_function("document.querySelector('#status').textContent.startsWith('live')")
+    assert "1 live view (referee 1)" in first.inner_text("#status")
+    second = browser.new_page()
+    second.goto(base + "/")
+    second.wait_for_function("document.querySelector('#status').textContent.includes('retrying in')", timeout=5000)
+    assert "refused" in second.inner_text("#status")
+    first.close()
+    second.wait_for_function("document.querySelector('#status').textContent.startsWith('live')", timeout=15000)
+    second.close()

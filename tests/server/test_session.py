@@ -201,3 +201,29 @@ def test_a_player_cannot_undo_what_the_referee_entered_for_it(tmp_path):
     move = next(e for e in s.game.legal_events(s.state) if e.type == "move")
     s.submit(move.to_json(), "referee")                                  # e.g. the camera's commit
     assert not s.can_undo(p) and s.can_undo("referee")
+
+
+def test_the_record_and_its_tokens_are_readable_by_their_owner_only(tmp_path):
+    """The record holds every secret (layout faces, deck orders): mode 0600 when it is made, after
+    an undo rewrote it, and after an older record written with 0644 is resumed."""
+    import os
+    import stat
+
+    def mode(path):
+        return stat.S_IMODE(os.stat(path).st_mode)
+
+    old = os.umask(0o022)
+    try:
+        s = _desert(tmp_path)
+        record, tokens = tmp_path / "fd.jsonl", tmp_path / "fd.jsonl.tokens.json"
+        assert mode(record) == 0o600 and mode(tokens) == 0o600
+        p = s.game.to_move(s.state)
+        s.submit(next(e for e in s.game.legal_events(s.state) if e.type == "move").to_json(), p)
+        assert mode(record) == 0o600
+        s.undo(p)
+        assert mode(record) == 0o600
+        os.chmod(record, 0o644)                                  # a record from an older version
+        Session.resume(record)
+        assert mode(record) == 0o600
+    finally:
+        os.umask(old)

@@ -13,10 +13,12 @@ from assistant.vision.detectors import synth
 
 @pytest.fixture(scope="module")
 def detector(tmp_path_factory):
+    """The own-art detector with a pawn change model taught here on a few rendered moves (the
+    shipped one is taught on many more: :func:`~assistant.vision.detectors.forbidden_desert.
+    teach_pawn_change`), saved and read back."""
     moves = itertools.chain(synth.pawn_moves(1, 50, "train", size=(960, 540)),
                             synth.other_changes(2, 30, "train", size=(960, 540)))
-    part_views = synth.views(3, 12, "glare", size=(960, 540), part_rate=0.8)
-    det = fd.teach(synth.views(1, 40, "train", size=(960, 540)), moves=moves, part_views=part_views)
+    det = fd.teach(pawn_colour=fd.teach_pawn_change(moves))
     folder = det.save(tmp_path_factory.mktemp("fd") / "model")
     return fd.FDDetector.load(folder)
 
@@ -34,15 +36,33 @@ def test_glare_teaching_light_is_not_the_stress_glare():
         assert lamp.glare_at_mm is not None and lamp != WARM_LAMP.lamps[0] and light.ambient != WARM_LAMP.ambient
 
 
-def test_faces_sand_parts_and_card_are_read_on_unseen_tables(detector):
+def test_faces_and_the_card_are_read_exactly_on_unseen_tables(detector):
+    """Tile faces, backs, the storm cell and the storm card are matched against the pictures:
+    on own-art tables of seeds nothing was tuned on, every one is right."""
     wrong = total = 0
     for frame, h, k, scene in synth.views(77, 4, "normal", size=(960, 540)):
         truth = fd.truth_of(scene)
         for slot, reading in detector.read(frame, h, k).items():
-            if slot[0] != "pawns":
+            if slot[0] in ("face", "card"):
                 total += 1
                 wrong += reading.label != truth[slot]
-    assert total == 4 * (25 * 3 + 1) and wrong / total <= 0.01, f"{wrong} of {total}"
+    assert total == 4 * 26 and wrong == 0, f"{wrong} of {total}"
+
+
+def test_what_lies_on_the_tiles_is_read_and_its_wrong_readings_are_unsure(detector):
+    """Sand, parts and pawns from one still (what the tile's picture does not explain, read by a
+    classifier taught on varied own-art tables, not on these): most readings right, and a
+    wrong one is almost never sure (at most one reading in a hundred wrong with confidence
+    0.9 or more)."""
+    wrong, sure_wrong, total = 0, 0, 0
+    for frame, h, k, scene in synth.views(77, 4, "normal", size=(960, 540)):
+        truth = fd.truth_of(scene)
+        for slot, reading in detector.read(frame, h, k).items():
+            if slot[0] in ("sand", "parts", "pawns"):
+                total += 1
+                wrong += reading.label != truth[slot]
+                sure_wrong += reading.label != truth[slot] and reading.confidence >= 0.9
+    assert total == 4 * 75 and wrong <= 0.15 * total and sure_wrong <= total // 100, (wrong, sure_wrong, total)
 
 
 def test_pawns_are_read_from_what_changed(detector):

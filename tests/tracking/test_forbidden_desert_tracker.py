@@ -132,6 +132,36 @@ def test_a_wind_carried_out_wrongly_is_caught():
     assert verdict.kind == "ask" and verdict.corrections
 
 
+def test_an_unsure_wind_card_is_chosen_by_the_slides_that_follow():
+    """The card place reads wind n 2 or wind n 1, not surely: nothing is committed, the players
+    are asked, and when the table then shows the slides of one of them (one tile or two slid
+    into the storm), that one is committed, with nothing left to correct."""
+    s0 = start()
+    truth = play(s0, Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_1"))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("wind_n_2", 0.7, 1.0, ("wind_n_1",))
+    asked = tracker.explain(observed, [CARD_CELL])
+    assert asked.kind == "ask" and tracker.state is s0 and tracker.wants_whole_table
+    assert [o[0]["card"] for o in asked.options] == ["wind_n_2", "wind_n_1"]
+    slid = table(truth)
+    slid[("card",)] = Reading("wind_n_2", 0.7, 1.0, ("wind_n_1",))
+    verdict = tracker.explain(slid, [(2, 2), (3, 2)])
+    assert verdict.kind == "commit" and verdict.events[-1]["card"] == "wind_n_1"
+    assert summary(tracker.state) == summary(truth) and tracker.awaiting is None and not verdict.corrections
+
+
+def test_an_unsure_card_the_table_cannot_tell_stays_a_question():
+    """Sun Beats Down or Storm Picks Up move no tile: an unsure reading between them is never
+    committed from the table, however still it stays."""
+    s0 = start()
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("sun_beats_down", 0.8, 1.0, ("storm_picks_up",))
+    assert tracker.explain(observed, [CARD_CELL]).kind == "ask"
+    assert tracker.explain(table(s0), [(2, 2)]).kind != "commit" and tracker.state is s0
+
+
 def test_an_illegal_move_is_named_with_its_reason():
     s0 = start({"sand": [[0, 1, 2]]})
     blocked = MODEL.expected(s0)

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 from ..base import Event, Game, Refusal
 from . import commands, drawing, events, legal, rules, setup, views
+from .rules import WALKER_STEPS
 from .state import State
 
 
@@ -33,7 +34,7 @@ class DiscoveryIsland(Game):
 
     def parse_event(self, obj: Mapping[str, Any], state: State | None = None) -> Event:
         given = state.cfg.rulings if state is not None else {k: v[0] for k, v in setup.RULINGS.items()}
-        return events.parse_event(obj, given)
+        return events.parse_event(obj, given, state is not None and state.cfg.digital)
 
     def legal_events(self, state: State) -> list[Event]:
         return legal.legal_events(state)
@@ -81,13 +82,32 @@ class DiscoveryIsland(Game):
         referee hears a fixed sentence per reason code (:func:`~.views.table_sentence`)."""
         return views.table_sentence(refusal.reason)
 
-    def legal_view(self, state: State, seat: int) -> list[Event]:
-        """The walker's steps, sea refusals, checkpoint and cache actions depend on its true hex,
-        which it must not learn (§6.1): its tablet is offered only what does not (ending or
-        skipping a march, resolving an event with a card). The opponent lays the tiles; the
-        camera and the referee enter the rest."""
-        return [e for e in self.legal_events(state) if e.actor == seat
-                and e.type in ("end_march", "skip_march", "event_resolved")]
+    #: a clue or a cache's content that does not match the digital checkometer's deal (§7.4)
+    observation_reasons = frozenset({"clue_mismatch", "cache_result_mismatch"})
+
+    def poster(self, event: Event) -> int | None:
+        """§5.4, §6.1: the walker's steps (the tile laid, "hav"), and its clue and cache actions,
+        depend on its true hex, which it must not learn even from a refusal: the opponent, who
+        lays the tiles and knows that hex, enters them (or the referee). The walker posts only
+        what does not depend on it (ending or skipping a march, resolving an event)."""
+        if event.type in WALKER_STEPS:
+            return 1 - event.actor
+        return event.actor
+
+    def observations(self, state: State, event: Event) -> tuple[str, ...]:
+        """A clue read at a checkpoint and whether a cache held the treasure (§5.9, §5.10): with a
+        digital checkometer the engine answers when they are left out; a physical one is read by
+        the walker and entered by the referee."""
+        return {"learn_clue": ("clue",), "open_cache": ("found",)}.get(event.type, ())
+
+    def legal_view(self, state: State, seat: int | None) -> list[Event]:
+        """Each seat is offered what it may post (:meth:`poster`): the walker ends or skips its
+        march and resolves events with its cards; the opponent enters the walker's steps and
+        relocates it. The public table is shown only ending or skipping the march: the walker's
+        cards and hex are not the table's to know (§6.1)."""
+        if seat is None:
+            return [e for e in self.legal_events(state) if e.type in ("end_march", "skip_march")]
+        return super().legal_view(state, seat)
 
     def to_move(self, state: State) -> int | None:
         """The walker (rules §5.2), ``None`` once the treasure is found."""

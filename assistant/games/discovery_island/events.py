@@ -44,7 +44,7 @@ VOCABULARY: dict[str, dict[str, tuple[Parser, bool]]] = {
     "enter_checkpoint": {"dir": (_dir, True), "label": (F.string, True)},
     "learn_clue": {"label": (F.string, True)},
     "enter_cache": {"dir": (_dir, True), "label": (F.string, True)},
-    "open_cache": {"label": (F.string, True), "found": (F.boolean, True)},
+    "open_cache": {"label": (F.string, True), "found": (F.boolean, False)},
     "event_resolved": {"kind": (F.string, False), "equipment": (_nullable_string, True)},
     "relocate": {"to": (F.int_pair, True)},
     "end_march": {},
@@ -52,7 +52,7 @@ VOCABULARY: dict[str, dict[str, tuple[Parser, bool]]] = {
 }
 
 
-def parse_event(obj: Mapping[str, Any], rulings: Mapping[str, Any]) -> Event:
+def parse_event(obj: Mapping[str, Any], rulings: Mapping[str, Any], digital: bool = False) -> Event:
     """Validate one Discovery Island event object.
 
     Parameters
@@ -62,6 +62,9 @@ def parse_event(obj: Mapping[str, Any], rulings: Mapping[str, Any]) -> Event:
     rulings : dict
         The game's rulings: ``lost_reveals_terrain`` makes ``relocate.terrain`` required and
         ``neighbour_clue_direction`` makes a terrain clue carry ``dir``.
+    digital : bool
+        A digital checkometer: ``open_cache.found`` may be left out (the assistant, which holds
+        the treasure, fills it in); with a physical one it is required (rules §7.2).
 
     Returns
     -------
@@ -90,6 +93,8 @@ def parse_event(obj: Mapping[str, Any], rulings: Mapping[str, Any]) -> Event:
                 raise MalformedError(name, "required parameter is missing")
             continue
         params[name] = parse(obj[name], name)
+    if kind == "open_cache" and "found" not in params and not digital:
+        raise MalformedError("found", "required with a physical checkometer: whether the treasure was found")
     if kind == "learn_clue" and obj.get("clue") is not None:
         params["clue"] = parse_clue(obj["clue"], "clue", rulings["neighbour_clue_direction"])
     if kind == "relocate" and (rulings["lost_reveals_terrain"] or "terrain" in obj):

@@ -6,6 +6,11 @@ them, so a wrongly laid tile can never remove the true position:
 
 ``("start", terrain)``, ``("step", dir, terrain)``, ``("marker", dir, kind, label or None)``,
 ``("hav", dir)``, ``("lost", terrain or None)``, ``("label", label)``.
+
+Each step maps every candidate on its own (a set is the union of its members' results), and a
+known label keeps only the candidates that really reach its hex: replaying the observations from
+one start therefore says exactly whether that start fits them (possible landings), and a start
+ruled out once never comes back.
 """
 
 from __future__ import annotations
@@ -50,13 +55,14 @@ def observe(island: Island, rulings: Mapping[str, Any], c: frozenset[Hex], obs: 
         return frozenset(n for n in moved if island.info(n).feature == "none" and island.terrain(n) == terrain)
     if kind == "marker":
         _, d, marker, label = obs
-        if label is not None:
-            return frozenset({island.labels[label]})
-        return frozenset(n for n in (step(h, d) for h in c) if island.info(n).marker == marker)
+        moved = (step(h, d) for h in c)
+        if label is not None:           # only the candidates whose step lands on that very hex
+            return frozenset(n for n in moved if n == island.labels[label])
+        return frozenset(n for n in moved if island.info(n).marker == marker)
     if kind == "hav":
         return frozenset(h for h in c if island.terrain(step(h, obs[1])) == "sea")
     if kind == "label":
-        return frozenset({island.labels[obs[1]]})
+        return c & {island.labels[obs[1]]}
     if kind == "lost":
         return _after_lost(island, rulings, c, obs[1])
     raise ValueError(f"unknown observation {obs!r}")
@@ -92,7 +98,22 @@ def replay(island: Island, rulings: Mapping[str, Any], observations: Iterable[tu
 
 
 def possible_landings(island: Island, rulings: Mapping[str, Any], observations: tuple) -> frozenset[Hex]:
-    """Landing hexes from which the same observations remain possible (§6.2, last paragraph)."""
+    """Landing hexes from which the same observations remain possible (§6.2, last paragraph).
+
+    Parameters
+    ----------
+    island : Island
+    rulings : dict
+        As for :func:`observe`.
+    observations : tuple
+        One walker's observations, the ``("start", terrain)`` first.
+
+    Returns
+    -------
+    frozenset of Hex
+        Each hex of the start set from which a replay of every observation leaves a candidate
+        (axial); empty without observations.
+    """
     if not observations:
         return frozenset()
     first = observe(island, rulings, frozenset(), observations[0])

@@ -16,7 +16,8 @@ from .setup import MARCH_TARGET
 from .state import State
 
 STEPS = ("choose_direction", "enter_checkpoint", "enter_cache")
-WALKER_ACTIONS = STEPS + ("sea_refused", "learn_clue", "open_cache")
+#: the walker's events that depend on its true hex (the opponent or the referee enters them, §6.1)
+WALKER_STEPS = STEPS + ("sea_refused", "learn_clue", "open_cache")
 
 
 def _where(h: Hex) -> str:
@@ -137,7 +138,7 @@ def _learn_clue(state: State, ev: Event) -> Refusal | None:
     if not reread:
         state.taken[label] = p
         state.clues[p] = {**state.clues[p], label: clue}
-    _observe(state, p, ("label", label))   # the walker pulled slider `label`: it knows where it is
+    _observe(state, p, ("label", label))   # §6.2 (and, landed on it, §5.11: the walker names the label)
     _add(state, state.rule("clue_cost"))
     return None
 
@@ -145,16 +146,17 @@ def _learn_clue(state: State, ev: Event) -> Refusal | None:
 def _open_cache(state: State, ev: Event) -> Refusal | None:
     island, p = state.cfg.island, state.walker
     info = island.info(state.pos[p])
-    label, found = ev["label"], ev["found"]
+    label, found = ev["label"], ev.get("found")
     if info.marker != "cache":
         return Refusal("not_at_cache", "The walker is not on a cache.")
     if label != info.label:
         return Refusal("label_mismatch", f"This cache is {info.label}, not {label}.")
+    if found is None:                      # a digital checkometer answers (physical: parse requires it)
+        found = label == state.cfg.treasure
     if state.cfg.digital and found != (label == state.cfg.treasure):
         truth = "holds the treasure" if label == state.cfg.treasure else "is empty"
         return Refusal("cache_result_mismatch", f"The checkometer says cache {label} {truth}.")
-    state.begun = True
-    _observe(state, p, ("label", label))   # as for a clue: opening needs the label
+    state.begun = True                     # §6.2: opening a cache leaves the candidates unchanged
     state.sums[p] += state.rule("cache_open_cost")
     if found:
         state.result, state.winner = "won", p

@@ -21,10 +21,18 @@ from .knowledge import relocation_targets
 from .state import State
 
 
-def random_setup(rng: random.Random, island: Island, map_ref: str = "example") -> dict[str, Any]:
-    """A legal header ``setup``: random landings, cards within the budget, a digital deal."""
+def random_setup(rng: random.Random, island: Island, map_ref: str = "example",
+                 rulings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A legal header ``setup``: random landings, cards within the budget, a digital deal.
+
+    Under ``start_on_feature`` a landing may be a checkpoint or cache hex (half of the games);
+    under ``neighbour_clue_direction`` the terrain clues name their direction."""
+    rulings = rulings or {}
     bundle = load_bundle("default")
-    landing = [list(to_offset(*h)) for h in rng.sample(sorted(island.featureless_land), 2)]
+    land = island.featureless_land
+    if rulings.get("start_on_feature") and rng.random() < 0.5:
+        land = island.land
+    landing = [list(to_offset(*h)) for h in rng.sample(sorted(land), 2)]
     equipment = []
     for _ in range(2):
         names = sorted(bundle.cards)
@@ -36,7 +44,8 @@ def random_setup(rng: random.Random, island: Island, map_ref: str = "example") -
                 cost += bundle.cards[name].cost
         equipment.append(chosen)
     return {"map": map_ref, "data": "default", "equipment": equipment, "landing": landing,
-            "checkometer": setup.deal_checkometer(island, rng), "first_player": rng.randrange(2)}
+            "checkometer": setup.deal_checkometer(island, rng, bool(rulings.get("neighbour_clue_direction"))),
+            "first_player": rng.randrange(2)}
 
 
 def _tile(rng: random.Random, state: State, terrain: str) -> dict[str, Any]:
@@ -98,8 +107,8 @@ def random_game(seed: int, island: Island | None = None, map_ref: str = "example
     """
     rng = random.Random(seed)
     island = island or load_map("example")
-    setup_obj = random_setup(rng, island, map_ref)
     rulings = dict(rulings or {})
+    setup_obj = random_setup(rng, island, map_ref, rulings)
     return play_out(setup_obj, rulings, setup.new_state(setup_obj, rulings, island=island), lambda s: choose(rng, s),
                     rules.apply, lambda s: s.result != "ongoing", max_events)
 

@@ -7,7 +7,8 @@ Rules: ``shared/rules/forbidden-desert.md``. Module map:
 - ``events``: the record vocabulary; ``rules``: the §6.4 check order and dispatch;
 - ``movement``, ``digging``, ``free_actions``, ``storm``: the handlers by concept;
 - ``tiles``: hidden tile identities; ``odds``: storm-loss risk; ``legal``: enumeration;
-- ``views``: the summary and what each seat may see.
+- ``views``: the summary and what each seat may see; ``hidden``: the observations an event
+  carries, filled in by the engine where it holds them, and what each seat sees of an event.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..base import Event, Game, Refusal
-from . import drawing, events, legal, rules, setup, views
+from . import drawing, events, hidden, legal, rules, setup, views
 from .state import State
 
 
@@ -58,6 +59,23 @@ class ForbiddenDesert(Game):
         what nobody knew (rules §6), so they cannot be undone."""
         return (event.type in ("excavate", "meteorologist_peek", "draw_storm", "storm_card", "reshuffle")
                 or (event.type == "play_equipment" and event["card"] in ("terrascope", "storm_tracker")))
+
+    #: a face or card that does not match what the assistant holds (§6.4)
+    observation_reasons = frozenset({"observation_conflict"})
+
+    def observations(self, state: State, event: Event) -> tuple[str, ...]:
+        """``reveals``, ``draws``, ``sees``, ``seen``, a storm ``card`` and a reshuffle's
+        ``order`` (:func:`~.hidden.observations`)."""
+        return hidden.observations(event)
+
+    def complete(self, state: State, event: Event, rng: Any = None) -> Event:
+        """A digital reshuffle's order drawn (:func:`~.hidden.complete`); the rest the engine
+        reads from its own layout and decks when applying."""
+        return hidden.complete(state, event, rng)
+
+    def event_view(self, event: Mapping[str, Any], seat: int | None) -> dict[str, Any] | None:
+        """A Terrascope's sighting for its holder only, no reshuffle order (:func:`~.hidden.event_view`)."""
+        return hidden.event_view(event, seat)
 
     def board_svg(self, state: State, view: Mapping[str, Any]) -> str:
         """The 5x5 board as SVG (:func:`~.drawing.board_svg`) from a seat's ``view``."""

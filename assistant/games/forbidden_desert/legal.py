@@ -16,8 +16,9 @@ from typing import Iterable, Iterator
 
 from ..base import Event
 from . import rules
-from .components import ALL_CELLS, KIND_OF_TILE, NUMBERED_KINDS
+from .components import ALL_CELLS
 from .digging import equipment_pool
+from .hidden import gives_equipment
 from .movement import paths
 from .state import State
 from .tiles import assistant_knowledge, unseen_pool
@@ -33,13 +34,8 @@ def _possible_faces(state: State, slot: int) -> list[str]:
     return sorted(face for face, n in pool.items() if n > 0)
 
 
-def _gives_equipment(face: str) -> bool:
-    kind = face if face in NUMBERED_KINDS else KIND_OF_TILE[face]
-    return kind in ("crash_site", "tunnel", "gear")
-
-
 def _draw_options(state: State, face: str) -> list[str | None]:
-    if not _gives_equipment(face) or state.cfg.digital_equipment:
+    if not gives_equipment(face) or state.cfg.digital_equipment:
         return [None]
     return sorted(equipment_pool(state)) or [None]
 

@@ -2,30 +2,26 @@
 
 Only what the *players* know is used: the discard pile, the cards a Meteorologist or Storm
 Tracker has seen (and where they now lie), and the revealed tiles; never the assistant's own
-digital deck order. Pawns ride their tiles, so who is sheltered from the sun is fixed for the
-whole phase, and the loss depends only on the storm cell, the sand supply, the meter and the
-number of suns drawn: a small state that a memoised recursion explores exactly. For draws of
-more than :data:`EXACT_MAX_CARDS` cards the figure is estimated by Monte Carlo sampling with a
-95 % Wilson score interval.
+digital deck order. The figure assumes, as §5.4 does, that nobody plays a free action during
+the phase. It is exact for every draw the game can ask for (1-6 cards): :mod:`.odds_exact`
+holds the memoised recursion, and the shade of each pawn is judged as each Sun Beats Down
+resolves (§3.8.3), which matters under ``blocked_tunnel_shelters: false``: a tunnel that slides
+into its second sand marker stops sheltering its pawns in the middle of the phase.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from .components import STORM_CARDS, VEC, on_board, wind_of
+from .components import STORM_CARDS
+from .odds_exact import Phase, Tunnel, solve
 from .state import State
-from .storm import sheltered
+from .storm import shielded
 
-EXACT_MAX_CARDS = 4
-MC_SAMPLES = 10_000
 CAUSES = ("thirst", "sand_supply", "storm_meter")
-_CARD_INDEX = {card: i for i, card in enumerate(STORM_CARDS)}
 
 
 @dataclass(frozen=True)
@@ -37,16 +33,16 @@ class StormLoss:
     probability : float
         In 0..1.
     low, high : float
-        The 95 % interval; both equal ``probability`` when it is exact.
+        Kept for the views' JSON: both equal ``probability`` (the figure is exact).
     exact : bool
-        ``True`` for the exact recursion, ``False`` for Monte Carlo.
+        Always ``True``.
     cards : int
         Storm cards still to be drawn in that phase.
     by_cause : dict
         ``{"thirst": p, "sand_supply": p, "storm_meter": p}``, the chance that each is the loss
         reached (they sum to ``probability``).
     samples : int
-        Monte Carlo draws used (0 when exact).
+        0 (no sampling).
     """
 
     probability: float
@@ -77,147 +73,64 @@ def players_pile(state: State) -> tuple[tuple[str | None, ...], Counter]:
     return slots, +hidden
 
 
-def _effect(card: str, storm: tuple[int, int], supply: int, meter: int, suns: int):
-    """One card's effect on the loss-relevant state: (storm, supply, meter, suns)."""
-    w = wind_of(card)
-    if w is None:
-        return (storm, supply, meter, suns + 1) if card == "sun_beats_down" else (storm, supply, meter + 1, suns)
-    dr, dc = VEC[w[0]]
-    moved = 0
-    r, c = storm
-    for _ in range(w[1]):
-        if not on_board((r - dr, c - dc)):
-            break
-        r, c = r - dr, c - dc
-        moved += 1
-    return (r, c), supply - moved, meter, suns
+def cards_due(state: State) -> int:
+    """The storm cards the next (or current) storm phase still draws (§3.3)."""
+    return state.to_draw if state.phase == "storm" else max(0, state.draw_count - state.reductions)
 
 
-def _cause(supply: int, meter: int, suns: int, thirst_limit: float, skull: int) -> int:
-    """Index into CAUSES of the loss now reached, or -1."""
-    if suns > thirst_limit:
-        return 0
-    if supply < 0:
-        return 1
-    if meter >= skull:
-        return 2
-    return -1
+def phase_of(state: State) -> Phase:
+    """What the next storm phase acts on, from the players' knowledge (§5.4, §3.8).
 
+    Shade (§3.8.3): a shield covers its seats for the whole phase (pawns ride their tiles, so
+    the pawns on the holder's tile do not change); an open tunnel shades with any sand under
+    the default ruling, and under ``blocked_tunnel_shelters: false`` only while it holds at most
+    1 marker, which a wind can change mid-phase.
 
-def _phase_inputs(state: State):
-    k = state.to_draw if state.phase == "storm" else max(0, state.draw_count - state.reductions)
-    shade = sheltered(state)
-    limit = min((state.water[s] for s in range(state.cfg.n) if s not in shade), default=math.inf)
+    Returns
+    -------
+    Phase
+    """
     slots, hidden = players_pile(state)
     # the pile a mid-phase reshuffle would bring (§3.8.1): the discard pile at that moment
     refill = Counter(state.discard)
     if state.cfg.rulings["reshuffle_includes_this_turns_cards"]:
         refill.update(c for c in slots if c is not None)
         refill.update(hidden)
-    return k, limit, slots, hidden, refill
+    covered = shielded(state)
+    any_sand = state.cfg.rulings["blocked_tunnel_shelters"]
+    drinkers, tunnels = [], {}
+    for seat, slot in enumerate(state.pawn):
+        if seat in covered:
+            continue
+        if state.open_tunnel(slot) and (any_sand or state.sand[slot] <= 1):
+            if not any_sand:
+                tunnels[slot] = min(tunnels.get(slot, math.inf), state.water[seat])
+            continue
+        drinkers.append(state.water[seat])
+    return Phase(
+        cards=cards_due(state), slots=slots, hidden=tuple(hidden[c] for c in STORM_CARDS),
+        refill=tuple(refill[c] for c in STORM_CARDS), storm=state.storm, supply=state.supply,
+        meter_left=len(state.cfg.ladder) - state.meter, drinkers_water=min(drinkers, default=None),
+        tunnels=tuple(Tunnel(state.cell_of[slot], state.sand[slot], water) for slot, water in sorted(tunnels.items())))
 
 
-def storm_loss(state: State, seed: int = 0) -> StormLoss:
+def storm_loss(state: State) -> StormLoss:
     """The chance that the next storm phase (or the rest of the current one) loses the game.
 
     Parameters
     ----------
     state : State
-    seed : int
-        Seed of the Monte Carlo sampler, used only for more than 4 cards.
 
     Returns
     -------
     StormLoss
-        Exact for a draw of at most 4 cards, otherwise sampled (``MC_SAMPLES`` draws).
+        Exact for any draw (1-6 cards); split by the first loss reached.
     """
     if state.result != "ongoing":
         lost = float(state.result.startswith("lost"))
         cause = {c: float(state.result == f"lost:{c}") for c in CAUSES}
         return StormLoss(lost, lost, lost, True, 0, cause)
-    k = _phase_inputs(state)[0]
-    if k <= EXACT_MAX_CARDS:
-        return _exact(state)
-    return _sampled(state, MC_SAMPLES, seed)
-
-
-def _exact(state: State) -> StormLoss:
-    k, limit, slots, hidden, refill = _phase_inputs(state)
-    skull = len(state.cfg.ladder)
-    refill_t = tuple(refill[c] for c in STORM_CARDS)
-    zero = (0.0, 0.0, 0.0)
-
-    @lru_cache(maxsize=None)
-    def p(k, storm, supply, meter, suns, i, pool, refilled):
-        """(thirst, sand, meter) loss chances of drawing k more cards; slots[i] is the top
-        until the pile runs out, then the reshuffled ``refill`` pile (all unknown)."""
-        if k == 0:
-            return zero
-        if not refilled and i == len(slots):
-            return p(k, storm, supply, meter, suns, 0, refill_t, True) if any(refill_t) else zero
-        if refilled and not any(pool):
-            return zero
-        head = None if refilled else slots[i]
-        if head is not None:
-            opts = [(1.0, head, pool)]
-        else:
-            total = sum(pool)
-            opts = [(n / total, STORM_CARDS[j], pool[:j] + (n - 1,) + pool[j + 1:])
-                    for j, n in enumerate(pool) if n]
-        acc = [0.0, 0.0, 0.0]
-        for pr, card, pool2 in opts:
-            st2, sup2, m2, su2 = _effect(card, storm, supply, meter, suns)
-            cause = _cause(sup2, m2, su2, limit, skull)
-            if cause >= 0:
-                acc[cause] += pr
-            else:
-                sub = p(k - 1, st2, sup2, m2, su2, i + 1, pool2, refilled)
-                for c in range(3):
-                    acc[c] += pr * sub[c]
-        return tuple(acc)
-
-    pool0 = tuple(hidden[c] for c in STORM_CARDS)
-    parts = p(k, state.storm, state.supply, state.meter, 0, 0, pool0, False)
+    phase = phase_of(state)
+    parts = solve(phase)
     total = sum(parts)
-    return StormLoss(total, total, total, True, k, dict(zip(CAUSES, parts)))
-
-
-def _sampled(state: State, samples: int, seed: int) -> StormLoss:
-    k, limit, slots, hidden, refill = _phase_inputs(state)
-    skull = len(state.cfg.ladder)
-    rng = random.Random(seed)
-    counts = [0, 0, 0]
-    for _ in range(samples):
-        unknown = sorted(hidden.elements())   # sorted: the sample must not depend on hidden order
-        rng.shuffle(unknown)
-        pile = [s if s is not None else unknown.pop() for s in slots]
-        extra = sorted(refill.elements())
-        rng.shuffle(extra)
-        pile += extra
-        storm, supply, meter, suns = state.storm, state.supply, state.meter, 0
-        for card in pile[:k]:
-            storm, supply, meter, suns = _effect(card, storm, supply, meter, suns)
-            cause = _cause(supply, meter, suns, limit, skull)
-            if cause >= 0:
-                counts[cause] += 1
-                break
-    hits = sum(counts)
-    low, high = wilson_interval(hits, samples)
-    return StormLoss(hits / samples, low, high, False, k, {c: n / samples for c, n in zip(CAUSES, counts)}, samples)
-
-
-def wilson_interval(hits: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (95 % for the default ``z``).
-
-    Returns
-    -------
-    (float, float)
-        Lower and upper bounds in 0..1. Source: E. B. Wilson, JASA 22 (1927) 209-212.
-    """
-    if n == 0:
-        return 0.0, 1.0
-    p = hits / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return StormLoss(total, total, total, True, phase.cards, dict(zip(CAUSES, parts)))

@@ -21,10 +21,27 @@ from .components import (ADVENTURERS, EQUIPMENT_COUNTS, SIZE, START_STORM, START
 from .state import State
 
 
-def random_setup(rng: random.Random, n_players: int | None = None, difficulty: str | None = None) -> dict[str, Any]:
-    """A shuffled set-up (§3.1) with digital storm and equipment decks and every face named."""
-    n = n_players or rng.randint(2, 5)
-    players = rng.sample(sorted(ADVENTURERS), n)
+def random_setup(rng: random.Random, n_players: int | None = None, difficulty: str | None = None,
+                 adventurers: list[str] | None = None) -> dict[str, Any]:
+    """A shuffled set-up (§3.1) with digital storm and equipment decks and every face named.
+
+    Parameters
+    ----------
+    rng : random.Random
+    n_players : int, optional
+        2-5; drawn at random when neither it nor ``adventurers`` is given.
+    difficulty : str, optional
+        ``novice``, ``normal``, ``elite`` or ``legendary``; drawn at random when absent.
+    adventurers : list of str, optional
+        The adventurers in seat order (else ``n_players`` drawn at random); the first player is
+        drawn among those with the smallest canteen (§3.1).
+
+    Returns
+    -------
+    dict
+        The header's ``setup`` (validated later by ``new_state``).
+    """
+    players = list(adventurers) if adventurers else rng.sample(sorted(ADVENTURERS), n_players or rng.randint(2, 5))
     smallest = min(ADVENTURERS[p].canteen for p in players)
     first = rng.choice([i for i, p in enumerate(players) if ADVENTURERS[p].canteen == smallest])
     tiles = list(TILE_IDS)
@@ -102,6 +119,8 @@ def random_game(seed: int, n_players: int | None = None, difficulty: str | None 
     rng = random.Random(seed)
     setup_obj = random_setup(rng, n_players, difficulty)
     rulings = dict(rulings or {})
+    if rulings.get("storm_tracker_card"):        # the 13th equipment card (§4), somewhere in the deck
+        setup_obj["equipment_deck"].insert(rng.randint(0, 12), "storm_tracker")
     return play_out(setup_obj, rulings, setup.new_state(setup_obj, rulings), lambda s: _choose(rng, s, free_rate),
                     rules.apply, lambda s: s.result != "ongoing", max_events)
 

@@ -166,14 +166,21 @@ def wind(state: State, d: str, k: int) -> None:
         state.sand[slot] += 1
 
 
+def shielded(state: State) -> set[int]:
+    """Seats a Solar Shield covers now: the covered seats fixed at play (``at_play``), or the
+    holder and the pawns on its tile (``at_sun``, §4)."""
+    shade: set[int] = set()
+    for holder, covered in state.shields.items():
+        shade |= covered if covered is not None else {holder, *state.seats_on(state.pawn[holder])}
+    return shade
+
+
 def sheltered(state: State) -> set[int]:
     """Seats that do not drink on Sun Beats Down now: open tunnels and Solar Shields (§3.8.3)."""
     need_unblocked = not state.cfg.rulings["blocked_tunnel_shelters"]
     shade = {s for s, slot in enumerate(state.pawn)
              if state.open_tunnel(slot) and not (need_unblocked and state.blocked(slot))}
-    for holder, covered in state.shields.items():
-        shade |= covered if covered is not None else {holder, *state.seats_on(state.pawn[holder])}
-    return shade
+    return shade | shielded(state)
 
 
 def sun(state: State) -> None:

@@ -61,7 +61,8 @@ class ScoutPennant(Game):
         MalformedError
             For the malformed cases of §5.3.
         """
-        return events.parse_event(obj, state.cfg.n if state is not None else None)
+        return events.parse_event(obj, state.cfg.n if state is not None else None,
+                                  state is not None and state.cfg.rolls is not None)
 
     def legal_events(self, state: State) -> list[Event]:
         """Every event :meth:`apply` accepts now (§3.1-§3.8), builds in canonical arrow order (see :mod:`.legal`)."""
@@ -85,6 +86,19 @@ class ScoutPennant(Game):
         """
         return views.view(state, seat)
 
+
+    def observations(self, state: State, event: Event) -> tuple[str, ...]:
+        """A roll's ``value`` when the header deals the rolls (``setup.rolls``: the assistant's
+        own d8, which it rolls); a physical d8 is read by everyone at once and hides nothing."""
+        return ("value",) if event.type == "roll" and state.cfg.rolls is not None else ()
+
+    def complete(self, state: State, event: Event, rng: Any = None) -> Event:
+        """A roll of the assistant's own d8 once ``setup.rolls`` is used up: ``rng`` rolls it (1
+        without one). While the list lasts the engine reads the next roll itself."""
+        if event.type != "roll" or event.get("value") is not None or state.cfg.rolls is None \
+                or rules.cfg_roll(state) is not None:
+            return event
+        return Event.make(event.actor, "roll", extra=dict(event.extra), value=rng.randint(1, 8) if rng else 1)
 
     def reveals(self, state: State, event: Event) -> bool:
         """A d8 roll (§5.1) is chance shown: it cannot be undone. Everything else is open."""

@@ -86,7 +86,7 @@ VOCABULARY: dict[str, dict[str, Parser]] = {
 }
 
 
-def parse_event(obj: Mapping[str, Any], n_seats: int | None = None) -> Event:
+def parse_event(obj: Mapping[str, Any], n_seats: int | None = None, dealt_rolls: bool = False) -> Event:
     """Validate one Scout Pennant event object (§5.2, malformed list of §5.3).
 
     Parameters
@@ -95,6 +95,9 @@ def parse_event(obj: Mapping[str, Any], n_seats: int | None = None) -> Event:
         The decoded JSON event line.
     n_seats : int, optional
         Number of seats; when given, ``actor`` must be ``0 .. n_seats - 1``.
+    dealt_rolls : bool
+        The header deals the d8 rolls (``setup.rolls``): a ``roll`` may leave out its
+        ``value``, which the assistant fills in.
 
     Returns
     -------
@@ -121,6 +124,8 @@ def parse_event(obj: Mapping[str, Any], n_seats: int | None = None) -> Event:
     spec = VOCABULARY[kind]
     params = {}
     for name, parse in spec.items():
+        if name not in obj and kind == "roll" and dealt_rolls:
+            continue
         if name not in obj:
             raise MalformedError(name, "required parameter is missing")
         params[name] = parse(obj[name], name)

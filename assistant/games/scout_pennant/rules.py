@@ -39,6 +39,12 @@ def take_pending(state: State) -> bool:
     return not (state.cfg.rulings["finish_removal_after_pennant"] == "optional" and c in state.pennants)
 
 
+def cfg_roll(state: State) -> int | None:
+    """The next roll ``setup.rolls`` deals, or ``None`` when the header deals none (left)."""
+    rolls = state.cfg.rolls
+    return rolls[state.rolls_made] if rolls is not None and state.rolls_made < len(rolls) else None
+
+
 def take_before_roll(state: State) -> bool:
     """True when the pending take comes at once, before any roll: ruling
     ``d8_finish_priority = always`` (either variant, §3.10)."""
@@ -104,8 +110,11 @@ def turn_refusal(state: State, ev: Event) -> Refusal | None:
             return Refusal("unexpected_roll", "The free variant has no rolls.")
         if state.roll is not None:
             return Refusal("unexpected_roll", f"Seat {ev.actor} has already rolled {state.roll} this turn.")
-        # the n-th roll must carry the n-th value of setup.rolls
-        if cfg.rolls is not None and state.rolls_made < len(cfg.rolls) and ev["value"] != cfg.rolls[state.rolls_made]:
+        # the n-th roll must carry the n-th value of setup.rolls (left out: that value)
+        dealt = cfg.rolls is not None and state.rolls_made < len(cfg.rolls)
+        if ev.get("value") is None and not dealt:
+            return Refusal("roll_mismatch", f"The rolls dealt are used up: roll {state.rolls_made + 1} must give its value.")
+        if dealt and ev.get("value", cfg.rolls[state.rolls_made]) != cfg.rolls[state.rolls_made]:
             return Refusal("roll_mismatch", f"Roll {state.rolls_made + 1} should be {cfg.rolls[state.rolls_made]}, "
                                             f"not {ev['value']}.")
         return None
@@ -165,7 +174,8 @@ def apply(state: State, ev: Event) -> State | Refusal:
     if (r := turn_refusal(state, ev)) is not None:
         return r
     if ev.type == "roll":
-        return _settle(replace(state, roll=ev["value"], rolls_made=state.rolls_made + 1,
+        value = ev.get("value", cfg_roll(state))
+        return _settle(replace(state, roll=value, rolls_made=state.rolls_made + 1,
                                events=state.events + 1), ends_turn=False)
     new = _move(state, ev)
     if isinstance(new, Refusal):

@@ -166,15 +166,38 @@ async function post(path, payload) {
 
 function setStatus(text, bad = false) { $("status").textContent = text; $("status").classList.toggle("bad", bad); }
 
+// The live view. After a dropped connection the browser reconnects by itself; a stream the
+// server refused (503: every live view is taken) or could not open is closed for good, so the
+// page backs off (2, 4, 8... up to 30 s, with jitter), says so, and tries again.
+let backoff = 0;
+function tablets(snap) {
+  const open = Object.entries(snap.tablets || {});
+  const total = open.reduce((n, [, k]) => n + k, 0);
+  return `${total} live view${total === 1 ? "" : "s"} (${open.map(([who, k]) => `${who} ${k}`).join(", ")})`;
+}
 function connect() {
-  const es = new EventSource(`/api/stream${q}`);   // the browser reconnects by itself after a drop
+  const es = new EventSource(`/api/stream${q}`);
   es.addEventListener("snapshot", (e) => {
+    backoff = 0;
     draw(JSON.parse(e.data));
     const devices = Object.entries(last.devices || {}).map(([name, status]) => `${name}: ${status}`);
     const trouble = devices.some((d) => /unplugged|not found|retrying|error/i.test(d));
-    setStatus(["live · revision " + last.revision, ...devices].join(" · "), trouble);
+    const views = last.tablets ? [tablets(last)] : [];
+    setStatus(["live · revision " + last.revision, ...views, ...devices].join(" · "), trouble);
   });
-  es.onerror = () => setStatus("connection lost, reconnecting…", true);
+  es.onerror = () => {
+    if (es.readyState !== EventSource.CLOSED) { setStatus("connection lost, reconnecting…", true); return; }
+    es.close();
+    backoff = Math.min(30, backoff ? 2 * backoff : 2);
+    let left = Math.round(backoff * (0.8 + 0.4 * Math.random()));
+    const tick = () => {
+      if (left <= 0) { setStatus("connecting again…", true); connect(); return; }
+      setStatus(`The live view was refused (every live view is taken, or the server is away); retrying in ${left} s…`, true);
+      left -= 1;
+      setTimeout(tick, 1000);
+    };
+    tick();
+  };
 }
 
 $("undo").onclick = () => post("/api/undo");

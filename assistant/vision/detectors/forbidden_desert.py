@@ -1,15 +1,15 @@
 """Forbidden Desert detector: per cell the face, the sand, the pawns and the parts; the storm card.
 
-Teaching: the owner's pieces (their photos, or the project's own art) are laid into many
-synthetic table views by the scene renderer (random tiles, sand, pawns and parts on random
-cells, random camera angle, light, white balance, noise and blur), and one classifier per slot
-kind is fitted on the crops those views give (:func:`teach`). The photos have no sand markers
-or pawns, so those come from the project's own art. Reading (:meth:`FDDetector.read`) cuts the
-same crops from a real (undistorted) frame and classifies them:
+Nothing here learns the look of the owner's tiles and cards from rendered tables:
 
-- ``face``: the tile's visible side, 21 labels (3 backs, 17 faces, ``storm`` for the empty cell);
-- ``sand``: ``none`` / ``light`` / ``dark`` from a crop around the cell's centre;
-- ``pawns``: read by change against the last committed still frame (the live loop): per
+- ``face`` (21 labels: 3 backs, 17 faces, ``storm`` for the empty cell) and ``card`` (the storm
+  card in the mat's card place, 14 faces, ``none``) are read by matching the owner's photos
+  on the rectified mat (:mod:`.desert_flat`), the whole table jointly under the rules' counts;
+- ``sand`` (``none`` / ``light`` / ``dark``), ``parts`` and ``pawns`` from one still are what
+  the matched tile's picture does not explain (:mod:`.desert_pieces`), classified by their
+  size, shape, lean and colour in the picture's light by a classifier taught on varied tables
+  of the project's own art (:mod:`.desert_variety`), shipped in ``data/``;
+- ``pawns`` in the live loop are read by change against the last committed still frame: per
   cell, the pixels that changed in a perspective-aware crop that holds standing pieces
   (:func:`pawn_crop`) are classified by a per-pixel colour model taught on rendered pawns
   (:class:`PawnPixels`), and each changed blob is judged a pawn of some colour that came, one
@@ -18,31 +18,29 @@ same crops from a real (undistorted) frame and classifies them:
   and two colour-blind cues: which crop's blob rim breaks the tile around it
   (:func:`piece_side`: the piece is on that side) and how well the blob fits a standing pawn's
   projected silhouette (:func:`shape_fit`); a pawn seen arriving makes its leaving its old
-  cell the likelier reading there. Without a reference frame, one present/absent classifier
-  per pawn colour on the same crop; the reading joins the colours present;
-- ``parts``: one present/absent classifier per part on the cell crop;
-- ``card``: the storm card in the mat's card place (14 faces, ``none``).
+  cell the likelier reading there (shipped in ``data/`` too, :func:`teach_pawn_change`).
 
-A joined reading's confidence and margin are the weakest of its parts.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
 import cv2
 import numpy as np
 
 from ...tracking.base import Reading, Slot
-from ..classify import CellClassifier, _label_scores, _whitened, cell_features, fit_classifier, load, save
 from ..mats import MatLayout, mat_layout
-from ..rectify import cell_crop, square_crop
+
+if TYPE_CHECKING:
+    from .desert_pieces import PieceBlobs
 
 CROP = 64
+#: written into a saved detector; another version's folder is refused with a sentence
+DETECTOR_VERSION = "fd-detector/11"
 SAND_SIDE_MM = 34.0
 PAWN_HEIGHT_MM = 32.0
 COLOURS = ("red", "black", "green", "white", "yellow", "blue")
@@ -65,39 +63,6 @@ def face_label(render_label: str) -> str:
 def sand_reading(count: int) -> str:
     """Markers stacked on a cell -> ``none`` / ``light`` / ``dark`` (rules §1.3)."""
     return "none" if count == 0 else ("light" if count == 1 else "dark")
-
-
-@dataclass(frozen=True)
-class Crops:
-    """The crops of one frame, per slot kind: ``dict cell -> (64, 64, 3) uint8``."""
-
-    face: dict
-    sand: dict
-    tall: dict
-    card: np.ndarray | None
-
-
-def card_crop(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, size: int = CROP) -> np.ndarray:
-    """The card place, warped to ``(size, size, 3)`` (squashed from its 75 x 100 mm)."""
-    x0, y0, x1, y1 = layout.card_place_mm
-    src = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32).reshape(-1, 1, 2)
-    img = cv2.perspectiveTransform(src, homography).reshape(-1, 2).astype(np.float32)
-    dst = np.array([[0, 0], [size - 1, 0], [size - 1, size - 1], [0, size - 1]], np.float32)
-    return cv2.warpPerspective(frame, cv2.getPerspectiveTransform(img, dst), (size, size), flags=cv2.INTER_AREA)
-
-
-def cut(frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, layout: MatLayout,
-        cells: Iterable | None = None, with_card: bool = True) -> Crops:
-    """Every crop the detector reads, for ``cells`` (default all) and the card place."""
-    cells = list(cells) if cells is not None else [c.key for c in layout.cells]
-    face, sand, tall = {}, {}, {}
-    for key in cells:
-        cell = layout.cell(key)
-        face[key] = cell_crop(frame, homography, cell, CROP, inset=0.03)
-        sand[key] = square_crop(frame, homography, cell.center_mm, SAND_SIDE_MM, CROP)
-        tall[key] = pawn_crop(frame, homography, camera_matrix, cell, CROP)
-    card = card_crop(frame, homography, layout) if with_card and layout.card_place_mm else None
-    return Crops(face, sand, tall, card)
 
 
 def pawn_crop_frame(homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = CROP,
@@ -173,99 +138,72 @@ def prism_mask(local: np.ndarray, size: int) -> np.ndarray:
     return mask
 
 
-HUE_BINS, SAT_BINS, VAL_BINS, GRID = 18, 3, 3, 4
-
-
-def colour_features(crops: np.ndarray) -> np.ndarray:
-    """Where saturated or extreme colours lie in each crop: a hue x saturation x value histogram
-    of the whole crop and, per bin, its largest share in any of 4 x 4 sub-blocks (a small
-    pawn is a large share of one block), after grey-world balance. ``(N, 2 * 162) float32``."""
-    from ..classify import grey_world
-
-    bal = (np.clip(grey_world(crops), 0, 1) * 255).astype(np.uint8)
-    out = []
-    for img in bal:
-        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
-        h = (hsv[..., 0].astype(int) * HUE_BINS) // 180
-        s = np.minimum(hsv[..., 1].astype(int) * SAT_BINS // 256, SAT_BINS - 1)
-        v = np.minimum(hsv[..., 2].astype(int) * VAL_BINS // 256, VAL_BINS - 1)
-        code = (h * SAT_BINS + s) * VAL_BINS + v
-        n = HUE_BINS * SAT_BINS * VAL_BINS
-        whole = np.bincount(code.ravel(), minlength=n) / code.size
-        b = img.shape[0] // GRID
-        blocks = [np.bincount(code[i:i + b, j:j + b].ravel(), minlength=n) / (b * b)
-                  for i in range(0, GRID * b, b) for j in range(0, GRID * b, b)]
-        out.append(np.concatenate([whole, np.max(blocks, axis=0)]))
-    return np.sqrt(np.array(out, np.float32))
-
-
-def _fit(feats: np.ndarray, labels: list[str], name: str) -> CellClassifier:
-    """One prototype per label, fitted on features of crops that already carry the nuisances."""
-    names = sorted(set(labels))
-    index = {n: i for i, n in enumerate(names)}
-    proto = np.array([index[lab] for lab in labels])
-    return fit_classifier(feats, proto, names, crop_size=CROP, manifest={"game": "forbidden-desert", "slot": name})
-
-
-def _predict(model: CellClassifier, feats: np.ndarray) -> list[Reading]:
-    """Readings for feature rows; the confidence is the softmax share of the top label among
-    the labels (no "none of these": every crop here is one of the taught slot contents)."""
-    scores = _label_scores(model, _whitened(model, feats))
-    order = np.argsort(-scores, axis=1)
-    top, second = order[:, 0], order[:, 1]
-    rows = np.arange(len(feats))
-    z = (scores - scores[rows, top][:, None]) / max(model.temperature, 1e-3)
-    conf = 1.0 / np.exp(z).sum(axis=1)
-    margin = scores[rows, top] - scores[rows, second]
-    return [Reading(model.labels[t], float(c), float(m)) for t, c, m in zip(top, conf, margin)]
-
-
 class FDDetector:
-    """The taught Forbidden Desert classifiers (see the module docstring).
+    """The Forbidden Desert table reader (see the module docstring).
 
     Attributes
     ----------
-    face, sand, card : CellClassifier
-    pawns : dict colour -> CellClassifier
-        Binary (``present`` / ``absent``) per pawn colour (absolute, without a reference frame).
+    flat : DesertFlat
+        The owner's tile, storm-card and part pictures: faces, backs, the storm cell and the
+        card are read by matching them (:mod:`.desert_flat`), not by a taught classifier.
+    blobs : PieceBlobs
+        What lies on a tile, from what its picture does not explain (:mod:`.desert_pieces`):
+        sand, pawns (from one still) and parts.
     pawn_colour : PawnPixels or None
         The pixel colour model that reads pawns by change (:func:`pawn_changes`).
-    parts : dict part -> CellClassifier
-        Binary per part.
     """
 
-    def __init__(self, face, sand, card, pawns, parts, pawn_colour=None, layout: MatLayout | None = None):
-        self.face, self.sand, self.card, self.pawns, self.parts = face, sand, card, pawns, parts
-        self.pawn_colour = pawn_colour
+    def __init__(self, flat, blobs, pawn_colour=None, layout: MatLayout | None = None):
+        self.flat, self.blobs, self.pawn_colour = flat, blobs, pawn_colour
         self.layout = layout or mat_layout("forbidden-desert")
 
-    def read_crops(self, crops: Crops) -> dict[Slot, Reading]:
-        """Readings of every slot the crops cover."""
-        out: dict[Slot, Reading] = {}
-        keys = list(crops.face)
-        if keys:
-            f_face = cell_features(np.stack([crops.face[k] for k in keys]))
-            f_sand = cell_features(np.stack([crops.sand[k] for k in keys]))
-            f_tall = colour_features(np.stack([crops.tall[k] for k in keys]))
-            for key, r in zip(keys, _predict(self.face, f_face)):
-                out[("face", *key)] = r
-            for key, r in zip(keys, _predict(self.sand, f_sand)):
-                out[("sand", *key)] = r
-            out.update(self._joined("pawns", keys, f_tall, self.pawns, COLOURS))
-            out.update(self._joined("parts", keys, f_face, self.parts, PARTS))
-        if crops.card is not None:
-            out[("card",)] = _predict(self.card, cell_features(crops.card[None]))[0]
-        return out
+    def read_flat(self, frame: np.ndarray, homography: np.ndarray, cells: list | None,
+                  with_card: bool) -> tuple[dict[Slot, Reading], dict]:
+        """Face readings of ``cells`` (default all) and the card place's, by matching the
+        pictures (:mod:`.desert_flat`): the whole table read jointly under the rules' counts when
+        every cell is asked for, each cell alone otherwise. Returns the readings and each cell's
+        :class:`~.desert_flat.CellScores`."""
+        from . import desert_flat
 
-    @staticmethod
-    def _joined(kind: str, keys, feats, models: Mapping[str, CellClassifier], order) -> dict[Slot, Reading]:
-        per = {name: _predict(models[name], feats) for name in order if name in models}
-        out = {}
-        for i, key in enumerate(keys):
-            present = [n for n in order if n in per and per[n][i].label == "present"]
-            conf = min((per[n][i].confidence for n in per), default=1.0)
-            margin = min((per[n][i].margin for n in per), default=10.0)
-            out[(kind, *key)] = Reading("+".join(sorted(present)), conf, margin)
+        out: dict[Slot, Reading] = {}
+        all_cells = cells is None or len(cells) == len(self.layout.cells)
+        scores = self.flat.score_cells(frame, homography, cells)
+        reads = desert_flat.table_readings(scores) if all_cells else desert_flat.single_readings(scores)
+        for key, r in reads.items():
+            out[("face", *key)] = Reading(r.label, r.confidence, r.margin, r.alternatives)
+        if with_card:
+            r = desert_flat.card_reading(self.flat.score_card(frame, homography))
+            out[("card",)] = Reading(r.label, r.confidence, r.margin, r.alternatives)
+        return out, scores
+
+    def read_pieces(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
+                    faces: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
+        """Sand, pawn and part readings of the cells of ``scores``: each cell's tile laid from
+        its best-matching picture and what it does not explain read as blobs
+        (:func:`~.desert_pieces.cell_readings`). A cell read as the storm (or unknown) holds
+        nothing; its readings say so with the face reading's confidence."""
+        from . import desert_pieces as dp
+
+        out: dict[Slot, Reading] = {}
+        foot, height = dp.foot_point(homography, camera_matrix)
+        bank = self.flat.bank()
+        for key, cs in scores.items():
+            face = faces.get(("face", *key))
+            m = cs.match()
+            if m is None or face is None or face.label in ("storm", "unknown"):
+                conf = face.confidence if face is not None else 0.0
+                for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
+                    out[(kind, *key)] = Reading(label, conf, face.margin if face is not None else 0.0)
+                continue
+            t = bank.templates[m.template]
+            pic = bank.pictures[t.picture]
+            res = dp.residual(frame, homography, self.layout, key, pic.image, pic.ppm, self.flat.tile_mm, t.turn,
+                              m.centre_mm)
+            found = dp.blobs(res, foot, height, m.centre_mm, self.flat.tile_mm)
+            probs = self.blobs.predict(np.array([b.features for b in found]).reshape(-1, dp.BLOB_FEATURES))
+            sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
+            for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
+                out[(kind, *key)] = Reading(label, conf, margin, alts)
         return out
 
     def read(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
@@ -277,7 +215,7 @@ class FDDetector:
         homography : (3, 3)
             Mat mm -> frame px.
         camera_matrix : (3, 3)
-            Intrinsics (for the standing pieces' crops).
+            Intrinsics (for the standing pieces).
         slots : iterable of slots, optional
             Default: every slot of the table.
         reference : (frame, homography, pawns), optional
@@ -285,14 +223,16 @@ class FDDetector:
             put on each cell then (``dict cell -> set``). With it (and a taught pixel colour
             model, :class:`PawnPixels`) pawns are read from what changed since
             (:func:`pawn_changes`, paired across cells by :meth:`_pawns_by_change`), which a
-            tile's painting cannot confuse; without it, from the absolute classifiers.
+            tile's painting cannot confuse; without it, from the one still.
         """
         cells = None if slots is None else sorted({s[1:] for s in slots if s != ("card",)})
         with_card = slots is None or ("card",) in set(slots)
-        crops = cut(frame, homography, camera_matrix, self.layout, cells, with_card)
-        out = self.read_crops(crops)
+        out, scores = self.read_flat(frame, homography, cells, with_card)
+        out.update(self.read_pieces(frame, homography, camera_matrix, scores, out))
         if reference is not None and self.pawn_colour is not None:
-            out.update(self._pawns_by_change(crops.tall, homography, camera_matrix, reference))
+            keys = [c.key for c in self.layout.cells] if cells is None else cells
+            tall = {key: pawn_crop(frame, homography, camera_matrix, self.layout.cell(key), CROP) for key in keys}
+            out.update(self._pawns_by_change(tall, homography, camera_matrix, reference))
         return out
 
     def _pawns_by_change(self, tall: Mapping, homography, camera_matrix, reference) -> dict[Slot, Reading]:
@@ -306,17 +246,16 @@ class FDDetector:
         return {("pawns", *key): r for key, r in pawns_by_change(self.pawn_colour, pairs, in_play).items()}
 
     def save(self, folder: str | Path) -> Path:
-        """Write every classifier under ``folder`` (one sub-folder each) and an index."""
+        """Write the pictures (``pictures/``), the blob classifier and the pawn change model
+        under ``folder``, and an index ``detector.json``."""
         folder = Path(folder)
-        parts = {"face": self.face, "sand": self.sand, "card": self.card,
-                 **{f"pawn-{c}": m for c, m in self.pawns.items()}, **{f"part-{p}": m for p, m in self.parts.items()}}
-        for name, model in parts.items():
-            save(model, folder / name)
-        names = sorted(parts)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.flat.save(folder / "pictures")
+        self.blobs.save(folder / "piece-blobs.npz")
         if self.pawn_colour is not None:
             self.pawn_colour.save(folder)
-            names.append("pawn-pixels")
-        (folder / "detector.json").write_text(json.dumps({"game": "forbidden-desert", "models": names}, indent=1))
+        (folder / "detector.json").write_text(json.dumps({"game": "forbidden-desert", "version": DETECTOR_VERSION,
+                                                          "pawn_change": self.pawn_colour is not None}, indent=1))
         return folder
 
     @classmethod
@@ -326,15 +265,19 @@ class FDDetector:
         Raises
         ------
         OSError, ValueError
-            When the folder or a model is missing or unreadable.
+            When the folder or a model is missing or unreadable, or was written by another
+            version (the sentence says to teach again).
         """
+        from .desert_flat import DesertFlat
+        from .desert_pieces import PieceBlobs
+
         folder = Path(folder)
         index = json.loads((folder / "detector.json").read_text())
-        models = {name: load(folder / name) for name in index["models"] if name not in ("pawn-pixels", "pawn-colour")}
-        pawns = {n[len("pawn-"):]: m for n, m in models.items() if n.startswith("pawn-")}
-        parts = {n[len("part-"):]: m for n, m in models.items() if n.startswith("part-")}
-        colour = PawnPixels.load(folder) if "pawn-pixels" in index["models"] else None
-        return cls(models["face"], models["sand"], models["card"], pawns, parts, colour)
+        if index.get("version") != DETECTOR_VERSION:
+            raise ValueError(f"{folder} was taught by another version of the assistant: teach the pieces again "
+                             "(assistant teach --game forbidden-desert --slot table)")
+        colour = PawnPixels.load(folder) if index.get("pawn_change") else None
+        return cls(DesertFlat.load(folder / "pictures"), PieceBlobs.load(folder / "piece-blobs.npz"), colour)
 
 
 # --- teaching on synthetic views ------------------------------------------------------------------
@@ -358,23 +301,35 @@ def _colour(pawn_label: str) -> str:
     return next(c for c, a in ADVENTURER_OF.items() if a == adventurer)
 
 
-def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | None = None,
-          part_views: Iterator | None = None) -> FDDetector:
-    """Fit the detector on rendered views.
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def shipped_blobs() -> "PieceBlobs":
+    """The blob classifier shipped with the project (``data/piece-blobs.npz``), taught on
+    varied tables drawn with the project's own art (:mod:`.desert_variety`)."""
+    from .desert_pieces import PieceBlobs
+
+    return PieceBlobs.load(DATA / "piece-blobs.npz")
+
+
+def shipped_pawn_change() -> "PawnPixels":
+    """The pawn change model shipped with the project (``data/pawn-pixels.npz``), taught on
+    rendered pawn moves with the project's own art (:func:`teach_pawn_change`)."""
+    return PawnPixels.load(DATA)
+
+
+def teach(flat=None, blobs=None, pawn_colour=None, layout: MatLayout | None = None) -> FDDetector:
+    """Put a detector together from the owner's pictures.
 
     Parameters
     ----------
-    views : iterator of (frame, homography, camera_matrix, scene)
-        Undistorted frames with their truth (see :mod:`assistant.vision.detectors.synth`).
-    moves : iterator, optional
-        Changes of one cell for the pawn colour model and the change-blob classifier
-        (:func:`~.synth.pawn_moves`, :func:`~.synth.other_changes` tuples, see
-        :meth:`PawnPixels.teach` and :meth:`ChangeBlobs.teach`).
-    part_views : iterator, optional
-        More views like ``views`` whose cells teach only the part classifiers (e.g. tables
-        with more parts, under glare-style light: a part is small and a cell holds one rarely),
-        and whose card place teaches the storm card classifier too (one card per view: the 14
-        faces need many views).
+    flat : DesertFlat, optional
+        The tile, storm-card and part pictures (:func:`~.desert_flat.desert_pictures`);
+        default the project's own art.
+    blobs : PieceBlobs, optional
+        Default :func:`shipped_blobs`, told the colours of ``flat``'s part pictures.
+    pawn_colour : PawnPixels, optional
+        Default :func:`shipped_pawn_change`.
 
     Returns
     -------
@@ -382,55 +337,38 @@ def teach(views: Iterator, layout: MatLayout | None = None, moves: Iterator | No
 
     Raises
     ------
+    OSError, ValueError
+        When a shipped model is missing or unreadable.
+    """
+    from .desert_flat import DesertFlat, desert_pictures
+    from .desert_pieces import PieceBlobs, part_colour
+
+    layout = layout or mat_layout("forbidden-desert")
+    if flat is None:
+        from ..render.desert import ProceduralArt
+
+        pictures = desert_pictures(None, ProceduralArt())
+        flat = DesertFlat(pictures.tiles, pictures.cards, layout, parts=pictures.parts)
+    base = blobs or shipped_blobs()
+    colours = {p.label: part_colour(p.image) for p in flat.part_pictures} or base.part_colours
+    return FDDetector(flat, PieceBlobs(base.net, base.sand_net, colours), pawn_colour or shipped_pawn_change(), layout)
+
+
+def teach_pawn_change(moves: Iterable[tuple], layout: MatLayout | None = None) -> "PawnPixels":
+    """The pawn change model (:class:`PawnPixels` with its :class:`ChangeBlobs`) taught on
+    rendered changes of one cell (:func:`~.synth.pawn_moves`, :func:`~.synth.other_changes`
+    tuples).
+
+    Raises
+    ------
     ValueError
-        When a slot kind saw fewer than two labels (too few views).
+        When a pawn colour or the change classifier got nothing to learn from.
     """
     layout = layout or mat_layout("forbidden-desert")
-    rows: dict[str, list] = {k: [] for k in ("face", "sand", "card", "tall", "facecrop")}
-    labels: dict[str, list] = {k: [] for k in ("face", "sand", "card")}
-    pawn_truth: list[set] = []
-    part_truth: list[set] = []
-    for frame, homography, camera_matrix, scene in views:
-        crops = cut(frame, homography, camera_matrix, layout)
-        truth = truth_of(scene)
-        for key in crops.face:
-            rows["face"].append(crops.face[key])
-            labels["face"].append(truth[("face", *key)])
-            rows["sand"].append(crops.sand[key])
-            labels["sand"].append(truth[("sand", *key)])
-            rows["tall"].append(crops.tall[key])
-            pawn_truth.append(set(filter(None, truth[("pawns", *key)].split("+"))))
-            part_truth.append(set(filter(None, truth[("parts", *key)].split("+"))))
-        if crops.card is not None:
-            rows["card"].append(crops.card)
-            labels["card"].append(truth[("card",)])
-    f_face = cell_features(np.stack(rows["face"]))
-    face = _fit(f_face, labels["face"], "face")
-    sand = _fit(cell_features(np.stack(rows["sand"])), labels["sand"], "sand")
-    f_tall = colour_features(np.stack(rows["tall"]))
-    pawns = {c: _fit(f_tall, ["present" if c in t else "absent" for t in pawn_truth], f"pawn-{c}") for c in COLOURS}
-    f_part = f_face
-    if part_views is not None:
-        extra = []
-        for frame, homography, camera_matrix, scene in part_views:
-            crops = cut(frame, homography, camera_matrix, layout)
-            truth = truth_of(scene)
-            if crops.card is not None:
-                rows["card"].append(crops.card)
-                labels["card"].append(truth[("card",)])
-            keys = list(crops.face)
-            extra.append(cell_features(np.stack([crops.face[k] for k in keys])))
-            part_truth.extend(set(filter(None, truth[("parts", *k)].split("+"))) for k in keys)
-        if extra:
-            f_part = np.concatenate([f_face, *extra]).astype(f_face.dtype)
-    parts = {p: _fit(f_part, ["present" if p in t else "absent" for t in part_truth], f"part-{p}") for p in PARTS}
-    card = _fit(cell_features(np.stack(rows["card"])), labels["card"], "card")
-    colour = None
-    if moves is not None:
-        moves = list(moves)
-        colour = PawnPixels.teach((m[0], m[1], m[7]) for m in moves)
-        colour.blobs = ChangeBlobs.teach(colour, moves, layout)
-    return FDDetector(face, sand, card, pawns, parts, colour, layout)
+    moves = list(moves)
+    colour = PawnPixels.teach((m[0], m[1], m[7]) for m in moves)
+    colour.blobs = ChangeBlobs.teach(colour, moves, layout)
+    return colour
 
 
 # --- pawns by change ----------------------------------------------------------------------------
@@ -836,82 +774,46 @@ class ChangeBlobs:
 
     def __init__(self, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray, mean: np.ndarray,
                  scale: np.ndarray):
-        self.w1, self.b1, self.w2, self.b2 = (np.asarray(x, np.float32) for x in (w1, b1, w2, b2))
-        if self.w1.ndim == 2:                       # one member, as written before ensembles
-            self.w1, self.b1, self.w2, self.b2 = (x[None] for x in (self.w1, self.b1, self.w2, self.b2))
-        self.mean, self.scale = np.asarray(mean, np.float32), np.asarray(scale, np.float32)
-        m, hidden = self.w1.shape[::2] if self.w1.ndim == 3 else (-1, -1)
-        if (m < 1 or self.w1.shape != (m, BLOB_FEATURES, hidden) or self.b1.shape != (m, hidden)
-                or self.w2.shape != (m, hidden, self.N_CLASSES) or self.b2.shape != (m, self.N_CLASSES)
-                or self.mean.shape != (BLOB_FEATURES,) or self.scale.shape != (BLOB_FEATURES,)):
+        from ..mlp import Perceptrons
+
+        try:
+            self.net = Perceptrons(w1, b1, w2, b2, mean, scale)
+        except ValueError:
+            raise ValueError("the pawn change classifier's weights do not fit this version's features") from None
+        if self.net.features != BLOB_FEATURES or self.net.w2.shape[-1] != self.N_CLASSES:
             raise ValueError("the pawn change classifier's weights do not fit this version's features")
+
+    def __getattr__(self, name):
+        if name in self.FIELDS:                     # w1 ... scale, as before
+            return getattr(self.__dict__["net"], name)
+        raise AttributeError(name)
 
     def predict(self, feats: np.ndarray) -> np.ndarray:
         """Class probabilities for feature rows ``(n, BLOB_FEATURES)``, the members' mean:
         ``(n, 13) float32``."""
-        z = (np.asarray(feats, np.float32) - self.mean) / self.scale
-        s = np.tanh(z @ self.w1 + self.b1[:, None]) @ self.w2 + self.b2[:, None]    # (M, n, 13)
-        s -= s.max(axis=2, keepdims=True)
-        p = np.exp(s)
-        return (p / p.sum(axis=2, keepdims=True)).mean(axis=0)
+        return self.net.predict(feats)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The weights by name (``FIELDS``), for saving with ``np.savez``."""
-        return {f: getattr(self, f) for f in self.FIELDS}
+        return self.net.arrays()
 
     @classmethod
     def fit(cls, feats: np.ndarray, classes: np.ndarray, hidden: int = 48, l2: float = 1e-3, steps: int = 2000,
             rate: float = 0.01, seed: int = 0, members: int = 5) -> "ChangeBlobs":
-        """Fit on feature rows ``(n, BLOB_FEATURES)`` and class indices ``(n,) int`` (0..12):
-        ``members`` perceptrons of ``hidden`` units, each ``steps`` Adam steps of size ``rate``
-        from weights drawn with ``seed``, ``seed + 1``, ... (the same rows give the same model).
+        """Fit on feature rows ``(n, BLOB_FEATURES)`` and class indices ``(n,) int`` (0..12)
+        (:meth:`~..mlp.Perceptrons.fit`).
 
         Raises
         ------
         ValueError
             When there are no rows, or ``members`` is below 1.
         """
-        feats = np.asarray(feats, np.float64)
-        classes = np.asarray(classes, int)
+        from ..mlp import Perceptrons
+
         if len(feats) == 0:
             raise ValueError("no changed blobs to teach the pawn change classifier")
-        if members < 1:
-            raise ValueError(f"the pawn change classifier needs at least one member, not {members}")
-        n_cls = cls.N_CLASSES
-        mean, scale = feats.mean(axis=0), feats.std(axis=0) + 1e-6
-        x = (feats - mean) / scale
-        y = np.eye(n_cls)[classes]
-        counts = np.bincount(classes, minlength=n_cls)
-        w_row = (len(classes) / (n_cls * np.maximum(counts, 1)))[classes][:, None] / len(x)
-        fitted = [cls._fit_member(x, y, w_row, hidden, l2, steps, rate, seed + i) for i in range(members)]
-        return cls(*(np.stack(q) for q in zip(*fitted)), mean, scale)
-
-    @staticmethod
-    def _fit_member(x: np.ndarray, y: np.ndarray, w_row: np.ndarray, hidden: int, l2: float, steps: int,
-                    rate: float, seed: int) -> list[np.ndarray]:
-        """One member's ``[w1, b1, w2, b2]`` by full-batch Adam on standardised rows ``x`` ``(n, F)``,
-        one-hot classes ``y`` ``(n, 13)`` and row weights ``w_row`` ``(n, 1)``."""
-        n_cls = y.shape[1]
-        rng = np.random.default_rng(seed)
-        params = [rng.normal(0.0, x.shape[1] ** -0.5, (x.shape[1], hidden)), np.zeros(hidden),
-                  rng.normal(0.0, hidden ** -0.5, (hidden, n_cls)), np.zeros(n_cls)]
-        first = [np.zeros_like(q) for q in params]
-        second = [np.zeros_like(q) for q in params]
-        for t in range(1, steps + 1):
-            w1, b1, w2, b2 = params
-            h = np.tanh(x @ w1 + b1)
-            s = h @ w2 + b2
-            s -= s.max(axis=1, keepdims=True)
-            p = np.exp(s)
-            p /= p.sum(axis=1, keepdims=True)
-            g = (p - y) * w_row                        # d loss / d scores
-            gh = (g @ w2.T) * (1.0 - h * h)
-            grads = (x.T @ gh + l2 * w1, gh.sum(axis=0), h.T @ g + l2 * w2, g.sum(axis=0))
-            for q, grad in enumerate(grads):
-                first[q] = 0.9 * first[q] + 0.1 * grad
-                second[q] = 0.999 * second[q] + 0.001 * grad * grad
-                params[q] -= rate * (first[q] / (1 - 0.9 ** t)) / (np.sqrt(second[q] / (1 - 0.999 ** t)) + 1e-8)
-        return params
+        net = Perceptrons.fit(feats, classes, cls.N_CLASSES, hidden, l2, steps, rate, seed, members)
+        return cls(*(getattr(net, f) for f in cls.FIELDS))
 
     @classmethod
     def teach(cls, model: PawnPixels, samples: Iterable[tuple], layout: MatLayout) -> "ChangeBlobs":

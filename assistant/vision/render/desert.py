@@ -55,7 +55,8 @@ class ProceduralArt:
 
 def tile_piece(layout: MatLayout, cell: tuple, tile_id: str, face_up: bool, images,
                angle_deg: float = 0.0) -> FlatPiece:
-    """A tile on ``cell``: its back (desert side) or face (city side).
+    """A tile on ``cell``: its back (desert side) or face (city side); a face shows the tile's
+    own picture when ``images`` has one (``tile:gear_5``), else its kind's (``tile:gear``).
 
     Raises
     ------
@@ -63,6 +64,12 @@ def tile_piece(layout: MatLayout, cell: tuple, tile_id: str, face_up: bool, imag
         For an unknown tile id or cell, or a picture the source lacks.
     """
     label = tile_label(tile_id, face_up)
+    if face_up and tile_id != label.split(":", 1)[1]:
+        try:                                 # the tile's own picture (gear_5, not the first gear's)
+            return FlatPiece(f"tile:{tile_id}", f"tile:{tile_id}", images.load(f"tile:{tile_id}"),
+                             layout.cell(cell).center_mm, size_mm(label), angle_deg, "tile", 0)
+        except (KeyError, FileNotFoundError):
+            pass
     return FlatPiece(f"tile:{tile_id}", label, images.load(label), layout.cell(cell).center_mm, size_mm(label),
                      angle_deg, "tile", 0)
 

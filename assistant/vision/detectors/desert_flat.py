@@ -1,0 +1,610 @@
+"""Forbidden Desert's flat pieces read against the owner's pictures: tile faces and backs, the
+storm cell, the storm card.
+
+Every picture the owner gives is used (:func:`desert_pictures`): all eight gear tiles, each
+tunnel, well and clue, several photos of one piece (other light, another copy), and the storm
+cards. They are matched on the rectified mat (:mod:`.flat_art`): per cell, where the tile lies
+in and around its 70 mm cell (players push tiles about; a tile up to ``SEARCH_MM`` off its
+cell's centre is found) and which pictures fit it best.
+
+Scores become readings in two ways:
+
+- one cell at a time (:func:`cell_posterior`): a softmax over the labels shortlisted for the
+  cell, ``storm`` (no tile: the best tile score is low) and ``unknown`` (nothing taught fits);
+- the whole table at once (:func:`table_readings`), with the rules as a prior (rules §1.2,
+  §3.1): exactly one storm cell; 24 tiles, each shown once, face up or face down, and only the
+  faces its back allows (20 dune backs, 3 water backs, 1 crash site). The most likely table is
+  an assignment problem over per-cell log-probabilities (``scipy.optimize.
+  linear_sum_assignment``); a cell's confidence comes from how much likelier the best table is
+  than the best table that reads the cell otherwise (a max-marginal).
+
+Confidences are the model's probabilities, with the weights of the evidence (``WEIGHTS``,
+``STORM_WEIGHTS``) fitted by maximum likelihood on renders made with the teaching ranges (:mod:`.synth`), never on the measuring
+pictures (:mod:`~...bench.detect_forbidden_desert`); margins are log-odds (nats) between the
+reading and its runner-up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import cv2
+import numpy as np
+
+from ...games.forbidden_desert.components import TILE_IDS
+from ..mats import MatLayout, mat_layout
+from ..rectify import rectify
+from .flat_art import (COARSE_PPM, FINE_PPM, ArtBank, Match, Picture, chroma_image, coarse_image, contrast,
+                       flatten_piece, gradient_image)
+
+#: tile sizes tried when the size is estimated from a table (mm); 62 is the published tile
+TILE_SIZES_MM = (56.0, 58.0, 60.0, 62.0, 64.0, 66.0, 68.0)
+DEFAULT_TILE_MM = 62.0
+CARD_MM = (63.0, 88.0)
+#: quarter turns a tile may lie in (rules §1.2: all upright)
+TILE_TURNS = (0,)
+#: a tile's fine score: its picture cut into n x n blocks, the best k counted (sand markers of
+#: up to 40 mm lie on the middle of a 58-66 mm tile: its border blocks stay in view)
+TILE_BLOCKS = (4, 11)
+#: a tile's centre is looked for within this many mm of its cell's centre (a square window)
+SEARCH_MM = 22.0
+#: labels scored again at the fine resolution, per cell; the best of them compared where their
+#: pictures differ (:func:`~.flat_art.contrast`)
+SHORTLIST, CONTRASTED = 8, 4
+#: the fine score of "nothing taught" (``unknown``); a card's softmax temperature (score units)
+UNKNOWN_LEVEL = 0.22
+CARD_TEMPERATURE = 0.03
+#: the card place: "none" (no card) is as likely as a card when the best card scores this
+CARD_NONE_LEVEL, CARD_NONE_SPREAD = 0.55, 0.04
+#: fewer cells than this with some tile scoring over UNKNOWN_LEVEL: no table is in view
+LEAST_TILES = 12
+
+BACK_OF_KIND = {"well": "water_back", "mirage": "water_back", "crash_site": "crash_site_back"}
+FACE_LABELS = ("well", "mirage", "tunnel", "gear", "launch_pad", "crash_site") + tuple(
+    f"clue_{p}_{a}" for p in ("engine", "navigation_deck", "propeller", "solar_crystal") for a in ("row", "column"))
+BACK_LABELS = ("dune_back", "water_back", "crash_site_back")
+CARD_LABELS = tuple(f"wind_{d}_{k}" for d in "nesw" for k in (1, 2, 3)) + ("sun_beats_down", "storm_picks_up")
+PART_LABELS = ("engine", "navigation_deck", "propeller", "solar_crystal")
+
+
+def tile_kind(tile_id: str) -> str:
+    """A tile id (rules §1.2) -> the face label it shows: ``gear_5`` -> ``gear``,
+    ``clue_engine_row`` -> itself.
+
+    >>> tile_kind("gear_5"), tile_kind("clue_engine_row"), tile_kind("well_2")
+    ('gear', 'clue_engine_row', 'well')
+    """
+    return tile_id if tile_id.startswith("clue_") else tile_id.rstrip("0123456789").rstrip("_")
+
+
+def back_of(tile_id: str) -> str:
+    """The back a tile shows face down (rules §1.2): ``dune_back``, ``water_back`` or
+    ``crash_site_back``."""
+    return BACK_OF_KIND.get(tile_kind(tile_id), "dune_back")
+
+
+# --- the owner's pictures ----------------------------------------------------------------------
+
+PICTURE_PPM = 4.0           #: pictures are kept flattened at this many px per mm
+EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
+
+
+@dataclass
+class PictureReport:
+    """What :func:`desert_pictures` made of a folder: the pictures, and one sentence per thing
+    the owner should know (missing, unreadable, doubtful, falling back to the project's art)."""
+
+    tiles: list = field(default_factory=list)
+    cards: list = field(default_factory=list)
+    parts: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+
+def _label_of(folder: str, stem: str) -> str | None:
+    """The slot label a photo file stands for, or None when its name means nothing here.
+    A stem may carry ``@anything`` after the id for a second photo of the same piece."""
+    ident = stem.split("@", 1)[0].lower()
+    if folder == "tiles":
+        kind = tile_kind(ident)
+        return kind if kind in FACE_LABELS and (ident in TILE_IDS or ident == kind) else None
+    if folder == "tile-backs":
+        return {"dune": "dune_back", "water": "water_back", "crash_site": "crash_site_back"}.get(ident)
+    if folder == "storm-cards":
+        return ident if ident in CARD_LABELS else ("none" if ident == "back" else None)
+    return None
+
+
+def desert_pictures(root: str | Path | None, fallback=None) -> PictureReport:
+    """Every tile and storm-card picture under ``root`` (the layout of the component folder:
+    ``tiles/``, ``tile-backs/``, ``storm-cards/``; file stem = id, e.g. ``tiles/gear_5.jpg``,
+    a second photo ``tiles/gear_5@lamp.jpg``), flattened to the piece (:func:`~.flat_art.
+    flatten_piece`). Labels with no picture are drawn by ``fallback`` (an object with
+    ``load(label)`` in the renderer's labels, e.g. :class:`~..render.desert.ProceduralArt`), and
+    the report says so; with ``root`` None every picture comes from ``fallback``.
+
+    Raises
+    ------
+    ValueError
+        When neither the folder nor the fallback gives a picture of some label.
+    """
+    report = PictureReport()
+    have: dict[str, int] = {}
+    if root is not None:
+        root = Path(root)
+        for folder, size, into in (("tiles", (DEFAULT_TILE_MM,) * 2, report.tiles),
+                                   ("tile-backs", (DEFAULT_TILE_MM,) * 2, report.tiles),
+                                   ("storm-cards", CARD_MM, report.cards)):
+            for path in sorted((root / folder).glob("*")) if (root / folder).is_dir() else []:
+                if path.suffix.lower() not in EXTENSIONS:
+                    continue
+                label = _label_of(folder, path.stem)
+                if label is None:
+                    if not (folder == "tile-backs" and path.stem.startswith("storm_spiral")):
+                        report.notes.append(f"{folder}/{path.name}: the name is no piece of the game, so it was left out.")
+                    continue
+                img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                if img is None:
+                    report.notes.append(f"{folder}/{path.name}: not a readable picture, left out.")
+                    continue
+                if min(img.shape[:2]) < 120:
+                    report.notes.append(f"{folder}/{path.name}: only {min(img.shape[:2])} px across; "
+                                        "a photo of at least 300 px reads better.")
+                flat, found = flatten_piece(img, size, PICTURE_PPM)
+                if found and folder != "storm-cards" and label != "none":
+                    pass
+                into.append(Picture(label, f"{folder}/{path.stem}", flat, PICTURE_PPM))
+                have[label] = have.get(label, 0) + 1
+        for path in sorted((root / "parts").glob("*")) if (root / "parts").is_dir() else []:
+            label = path.stem.split("@", 1)[0].lower()
+            if path.suffix.lower() not in EXTENSIONS or label not in PART_LABELS:
+                if path.suffix.lower() in EXTENSIONS and label != "flying_machine":
+                    report.notes.append(f"parts/{path.name}: the name is no part of the flying machine, so it was left out.")
+                continue
+            img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+            if img is None or img.ndim != 3:
+                report.notes.append(f"parts/{path.name}: not a readable colour picture, left out.")
+                continue
+            if img.shape[2] != 4:
+                report.notes.append(f"parts/{path.name}: no transparent background, so its colour is taken from "
+                                    "its middle; a cut-out (PNG with alpha) reads better.")
+            report.parts.append(Picture(label, f"parts/{path.stem}", img, PICTURE_PPM))
+            have[label] = have.get(label, 0) + 1
+    wanted = ([(lab, "tile") for lab in FACE_LABELS + BACK_LABELS] + [(lab, "card") for lab in CARD_LABELS]
+              + [(lab, "part") for lab in PART_LABELS])
+    missing = [lab for lab, _ in wanted if lab not in have]
+    if root is not None and missing:
+        report.notes.append(f"no photo of {', '.join(missing)}: the project's own art stands in for "
+                            f"{'it' if len(missing) == 1 else 'them'}, which reads the real piece less surely.")
+    for label, kind in wanted:
+        if label in have:
+            continue
+        if fallback is None:
+            raise ValueError(f"no picture of {label} and no art to fall back on")
+        if kind == "part":
+            report.parts.append(Picture(label, f"own-art/{label}", fallback.load(f"part:{label}"), PICTURE_PPM))
+            continue
+        art = fallback.load(_art_label(label))
+        size = (DEFAULT_TILE_MM,) * 2 if kind == "tile" else CARD_MM
+        flat = cv2.resize(art[..., :3], (round(size[0] * PICTURE_PPM), round(size[1] * PICTURE_PPM)),
+                          interpolation=cv2.INTER_AREA)
+        (report.tiles if kind == "tile" else report.cards).append(Picture(label, f"own-art/{label}", flat, PICTURE_PPM))
+    return report
+
+
+def _art_label(label: str) -> str:
+    """A slot label -> the renderer's art label (:mod:`..render.art`)."""
+    if label in BACK_LABELS:
+        return "back:crash_site" if label == "crash_site_back" else f"back:{label}"
+    if label in CARD_LABELS:
+        return f"storm:{label}"
+    return f"tile:{label}"
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CellScores:
+    """What the pictures say of one cell.
+
+    Attributes
+    ----------
+    matches : dict label -> Match
+        The shortlisted labels' best fine matches (where the tile lies, which picture, turned
+        how, the fine score).
+    gains : dict label -> float
+        What telling the closest labels apart added (:func:`~.flat_art.contrast`).
+    shares : dict label -> float
+        The share of the tile each label's picture explains (:meth:`DesertFlat.explained`).
+    best : float
+        The best fine score (0 when nothing was scored).
+    empty : float
+        The share of the cell's centre that looks like the bare mat around the grid
+        (:func:`bare_share`): about 1 on the empty storm cell, about 0 under a tile.
+    """
+
+    matches: dict
+    gains: dict
+    shares: dict
+    best: float
+    empty: float = 0.0
+
+    @property
+    def scores(self) -> dict[str, float]:
+        """Each label's score: its weighted evidence (``WEIGHTS``), in nats."""
+        return {lab: label_logit(self, lab) for lab in self.matches}
+
+    def match(self, label: str | None = None) -> Match | None:
+        """The match of ``label`` (default the best-scoring label), or None."""
+        if label is None:
+            scores = self.scores
+            label = max(scores, key=scores.get) if scores else None
+        return self.matches.get(label)
+
+
+class DesertFlat:
+    """The tile and card pictures, ready to match (see the module docstring).
+
+    Parameters
+    ----------
+    tiles, cards, parts : lists of Picture
+        From :func:`desert_pictures` (a part's picture may be BGRA: a cut-out).
+    layout : MatLayout, optional
+        Default: the Forbidden Desert mat.
+    tile_mm : float
+        The tiles' side, mm; :meth:`read` re-estimates it on whole-table reads.
+    """
+
+    def __init__(self, tiles: list[Picture], cards: list[Picture], layout: MatLayout | None = None,
+                 tile_mm: float = DEFAULT_TILE_MM, parts: list[Picture] = ()):
+        self.tile_pictures, self.card_pictures, self.part_pictures = list(tiles), list(cards), list(parts)
+        self.layout = layout or mat_layout("forbidden-desert")
+        self.tile_mm = float(tile_mm)
+        self._banks: dict[float, ArtBank] = {}
+        self.cards = ArtBank([p for p in cards if p.label != "none"], CARD_MM, turns=(0,), blocks_kept=9)
+
+    def save(self, folder: str | Path) -> Path:
+        """Write the pictures (PNG, flattened at ``PICTURE_PPM``; a part's cut-out keeps its
+        alpha) and an index ``pictures.json`` under ``folder``; returns the folder."""
+        import json
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        index = {"tile_mm": self.tile_mm, "ppm": PICTURE_PPM, "pictures": []}
+        for kind, pics in (("tile", self.tile_pictures), ("card", self.card_pictures), ("part", self.part_pictures)):
+            for i, pic in enumerate(pics):
+                name = f"{kind}-{i:02d}.png"
+                cv2.imwrite(str(folder / name), pic.image)
+                index["pictures"].append({"kind": kind, "label": pic.label, "name": pic.name, "file": name})
+        (folder / "pictures.json").write_text(json.dumps(index, indent=1))
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | Path, layout: MatLayout | None = None) -> "DesertFlat":
+        """Read what :meth:`save` wrote.
+
+        Raises
+        ------
+        OSError, ValueError
+            When the index or a picture is missing or unreadable.
+        """
+        import json
+
+        folder = Path(folder)
+        index = json.loads((folder / "pictures.json").read_text())
+        lists: dict[str, list] = {"tile": [], "card": [], "part": []}
+        for entry in index["pictures"]:
+            flag = cv2.IMREAD_UNCHANGED if entry["kind"] == "part" else cv2.IMREAD_COLOR
+            img = cv2.imread(str(folder / entry["file"]), flag)
+            if img is None or entry["kind"] not in lists:
+                raise ValueError(f"{folder / entry['file']}: unreadable picture")
+            lists[entry["kind"]].append(Picture(entry["label"], entry["name"], img, float(index["ppm"])))
+        return cls(lists["tile"], lists["card"], layout, float(index.get("tile_mm", DEFAULT_TILE_MM)),
+                   lists["part"])
+
+    def bank(self, tile_mm: float | None = None) -> ArtBank:
+        """The tile pictures at ``tile_mm`` (default the current estimate), built once per size."""
+        size = float(tile_mm or self.tile_mm)
+        if size not in self._banks:
+            # upright only: every tile is laid with its compass (or, face up, its symbol's
+            # corner) where the rules say (rules §1.2, "Orientation"), and the rectified mat
+            # has the grid's north at the top whatever side the camera looks from
+            self._banks[size] = ArtBank(self.tile_pictures, (size, size), turns=TILE_TURNS, blocks=TILE_BLOCKS[0],
+                                        blocks_kept=TILE_BLOCKS[1])
+        return self._banks[size]
+
+    def region(self, cells: Iterable) -> tuple[float, float, float, float]:
+        """The mat region (mm) that holds every search window of ``cells`` and a tile there."""
+        reach = SEARCH_MM + max(TILE_SIZES_MM) / 2 + 2.0
+        xs = [self.layout.cell(c).center_mm[0] for c in cells]
+        ys = [self.layout.cell(c).center_mm[1] for c in cells]
+        return (min(xs) - reach, min(ys) - reach, max(xs) + reach, max(ys) + reach)
+
+    def score_cells(self, frame: np.ndarray, homography: np.ndarray, cells: Iterable | None = None) -> dict:
+        """Fine scores of the shortlisted labels per cell: ``dict cell -> CellScores``.
+
+        ``frame`` ``(H, W, 3) uint8`` BGR (undistorted), ``homography`` mat mm -> px. On a
+        read of 20 cells or more the tile size is estimated first (:meth:`estimate_size`)."""
+        cells = [c.key for c in self.layout.cells] if cells is None else list(cells)
+        if not cells:
+            return {}
+        region = self.region(cells)
+        coarse = coarse_image(rectify(frame, homography, self.layout, COARSE_PPM, region, cv2.INTER_AREA))
+        fine_img = rectify(frame, homography, self.layout, FINE_PPM, region, cv2.INTER_AREA)
+        fine, colour = gradient_image(fine_img, FINE_PPM), chroma_image(fine_img, FINE_PPM)
+        windows = {c: (*self.layout.cell(c).center_mm, SEARCH_MM) for c in cells}
+        bare = self.bare_colour(frame, homography)
+        empty = {c: bare_share(fine_img, region[:2], self.layout.cell(c).center_mm, bare) for c in cells}
+        if len(cells) >= 20:
+            self.estimate_size(coarse, fine, colour, region, windows)
+        bank = self.bank()
+        found = bank.coarse(coarse, region[:2], windows)
+        out = {}
+        for cell in cells:
+            ranked = sorted(found.get(cell, {}).values(), key=lambda m: -m.score)
+            # the backs always: the commonest tiles, and the plainest (a marker's edges on a
+            # back can outshine its drawing in the coarse pass)
+            shortlist = ranked[:SHORTLIST] + [m for m in ranked[SHORTLIST:] if m.label in BACK_LABELS]
+            fine_scores = bank.fine(fine, colour, region[:2], shortlist)
+            if not fine_scores:
+                out[cell] = CellScores({}, {}, {}, 0.0, empty[cell])
+                continue
+            top = max(fine_scores.values(), key=lambda m: m.score)
+            close = sorted(fine_scores.values(), key=lambda m: -m.score)[:CONTRASTED]
+            gain = contrast(bank, fine, region[:2], close)
+            share = self.explained(frame, homography, cell, list(fine_scores.values()))
+            out[cell] = CellScores(fine_scores, gain, share, top.score, empty[cell])
+        return out
+
+    def explained(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> dict[str, float]:
+        """Per match, the share of the tile its picture explains
+        (:func:`~.desert_pieces.explained_shares`)."""
+        from .desert_pieces import cell_crop, explained_shares, fit_residual
+
+        crop, origin = cell_crop(frame, homography, self.layout, cell)
+        bank = self.bank()
+        fits = {}
+        for m in matches:
+            t = bank.templates[m.template]
+            pic = bank.pictures[t.picture]
+            fits[m.label] = fit_residual(crop, pic.image, pic.ppm, self.tile_mm, t.turn, m.centre_mm, origin)
+        return explained_shares(fits)
+
+    def bare_colour(self, frame: np.ndarray, homography: np.ndarray) -> np.ndarray:
+        """The colour of the bare mat (or table) just around the grid: the median BGR
+        ``(3,) float32`` of a band ``BARE_BAND_MM`` outside the play area (tiles pushed over the
+        grid's edge cover little of it)."""
+        x0, y0, x1, y1 = self.layout.play_area_mm
+        near, far = BARE_BAND_MM
+        img = rectify(frame, homography, self.layout, COARSE_PPM, (x0 - far, y0 - far, x1 + far, y1 + far),
+                      cv2.INTER_AREA)
+        h, w = img.shape[:2]
+        band = np.ones((h, w), bool)
+        m = int(round((far - near) * COARSE_PPM))
+        band[m:h - m, m:w - m] = False
+        return np.median(img[band].astype(np.float32), axis=0)
+
+    def estimate_size(self, coarse, fine, colour, region, windows) -> float:
+        """The tiles' side (mm) that fits a whole table best: the 10 cells the default size
+        matches best, each scored again with its best picture at every size of
+        ``TILE_SIZES_MM``; sets and returns :attr:`tile_mm`."""
+        bank = self.bank(DEFAULT_TILE_MM)
+        found = bank.coarse(coarse, region[:2], windows)
+        tops = sorted((max(m.values(), key=lambda x: x.score) for m in found.values() if m),
+                      key=lambda x: -x.score)[:10]
+        if len(tops) < 5:
+            return self.tile_mm
+        totals = {}
+        for size in TILE_SIZES_MM:
+            other = self.bank(size)
+            totals[size] = sum(s.score for s in (other.fine(fine, colour, region[:2], [m], search_mm=4.0).get(m.label)
+                                                 for m in tops) if s is not None)
+        self.tile_mm = max(totals, key=totals.get)
+        return self.tile_mm
+
+    def score_card(self, frame: np.ndarray, homography: np.ndarray) -> tuple[dict[str, float], float]:
+        """Scores of the storm-card pictures in the mat's card place: ``(dict label -> fine
+        score plus what telling the closest apart added, the best fine score before that)``
+        (``({}, 0.0)`` when the layout has no card place)."""
+        if self.layout.card_place_mm is None:
+            return {}, 0.0
+        x0, y0, x1, y1 = self.layout.card_place_mm
+        pad = 14.0
+        region = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+        c_img = rectify(frame, homography, self.layout, COARSE_PPM, region, cv2.INTER_AREA)
+        f_img = rectify(frame, homography, self.layout, FINE_PPM, region, cv2.INTER_AREA)
+        window = {0: ((x0 + x1) / 2, (y0 + y1) / 2, pad)}
+        found = self.cards.coarse(coarse_image(c_img), region[:2], window).get(0, {})
+        f_grad = gradient_image(f_img, FINE_PPM)
+        fine = self.cards.fine(f_grad, chroma_image(f_img, FINE_PPM), region[:2], found.values())
+        close = sorted(fine.values(), key=lambda m: -m.score)[:CONTRASTED]
+        gain = contrast(self.cards, f_grad, region[:2], close)
+        best = max((m.score for m in fine.values()), default=0.0)
+        return {lab: m.score + gain.get(lab, 0.0) for lab, m in fine.items()}, best
+
+
+#: the band around the grid whose colour is the bare mat's (mm outside the play area: from, to)
+BARE_BAND_MM = (6.0, 18.0)
+#: a pixel looks bare when each channel is within this ratio of the bare colour; the patch
+#: looked at is the cell's centre, this many mm each way (a tile up to SEARCH_MM off its cell
+#: still covers it)
+BARE_RATIO, BARE_HALF_MM = 0.12, 8.0
+
+
+def bare_share(image: np.ndarray, origin_mm, centre_mm, bare: np.ndarray) -> float:
+    """The share of pixels, in the ``BARE_HALF_MM`` square around ``centre_mm`` of a
+    ``FINE_PPM`` rectified image ``(H, W, 3) uint8`` (pixel (0, 0) at ``origin_mm``), whose colour
+    is within ``BARE_RATIO`` of ``bare`` in every channel: 0..1."""
+    cx = (centre_mm[0] - origin_mm[0]) * FINE_PPM
+    cy = (centre_mm[1] - origin_mm[1]) * FINE_PPM
+    r = BARE_HALF_MM * FINE_PPM
+    patch = image[int(cy - r):int(cy + r) + 1, int(cx - r):int(cx + r) + 1].astype(np.float32)
+    if patch.size == 0:
+        return 0.0
+    ratio = (patch + 4.0) / (np.asarray(bare, np.float32) + 4.0)
+    return float((np.abs(np.log(ratio)) < np.log1p(BARE_RATIO)).all(axis=-1).mean())
+
+
+def _softmax(z: Mapping[str, float]) -> dict[str, float]:
+    top = max(z.values())
+    e = {k: math.exp(v - top) for k, v in z.items()}
+    total = sum(e.values())
+    return {k: v / total for k, v in e.items()}
+
+
+#: the weights of a label's evidence (nats per unit): its fine score, what telling it apart
+#: from the closest labels added, the share of the tile its picture explains, and a constant
+#: for the backs; the storm's: a constant, the bare share of the cell's centre and the best
+#: tile score (fitted by maximum likelihood on teaching-range renders, see the module docstring)
+WEIGHTS = {"fine": 16.2, "gain": 2.1, "share": -0.3, "back": 0.0}
+STORM_WEIGHTS = {"constant": 6.0, "empty": 3.8, "best": -2.7}
+
+
+def label_logit(scores: CellScores, label: str) -> float:
+    """The evidence for ``label`` on a cell (nats, up to a constant shared by the cell's labels)."""
+    m = scores.matches[label]
+    return (WEIGHTS["fine"] * m.score + WEIGHTS["gain"] * scores.gains.get(label, 0.0)
+            + WEIGHTS["share"] * scores.shares.get(label, 0.0) + WEIGHTS["back"] * (label in BACK_LABELS))
+
+
+def cell_logits(scores: CellScores) -> dict[str, float]:
+    """Log-odds (unnormalised, nats) of every label a cell may read: the shortlisted labels by
+    their evidence (:func:`label_logit`), ``storm`` by the bare share of its centre and how low
+    the best tile score is, ``unknown`` at ``UNKNOWN_LEVEL`` times the fine weight."""
+    z = scores.scores
+    z["storm"] = (STORM_WEIGHTS["constant"] + STORM_WEIGHTS["empty"] * scores.empty
+                  + STORM_WEIGHTS["best"] * scores.best)
+    z["unknown"] = WEIGHTS["fine"] * UNKNOWN_LEVEL
+    return z
+
+
+def cell_posterior(scores: CellScores) -> dict[str, float]:
+    """Probabilities of every label of :func:`cell_logits` for one cell read alone."""
+    return _softmax(cell_logits(scores))
+
+
+def card_posterior(scores: Mapping[str, float], best: float) -> dict[str, float]:
+    """Probabilities of the card place's labels: ``none`` (no card laid) by how low the best
+    fine score ``best`` is, a logistic of ``(CARD_NONE_LEVEL - best) / CARD_NONE_SPREAD``; the
+    cards share the rest by a softmax of their scores (:meth:`DesertFlat.score_card`)."""
+    p_none = 1.0 / (1.0 + math.exp(-(CARD_NONE_LEVEL - best) / CARD_NONE_SPREAD))
+    out = {lab: (1.0 - p_none) * p for lab, p in _softmax({k: v / CARD_TEMPERATURE for k, v in scores.items()}).items()} \
+        if scores else {}
+    out["none"] = p_none if scores else 1.0
+    return out
+
+
+# --- the whole table with the rules as a prior ----------------------------------------------------
+
+@dataclass(frozen=True)
+class FlatReading:
+    """One slot's reading: ``label``, ``confidence`` (probability), ``margin`` (nats over the
+    runner-up) and the runner-up label(s)."""
+
+    label: str
+    confidence: float
+    margin: float
+    alternatives: tuple = ()
+
+
+#: cost of a label a cell's shortlist left out: this far (score units) under its weakest entry
+UNLISTED_PENALTY = 0.1
+_HUGE = 1e6
+_FORCE = 1e4
+
+
+def _log_probs(scores: CellScores) -> dict[str, float]:
+    z = cell_logits(scores)
+    top = max(z.values())
+    norm = top + math.log(sum(math.exp(v - top) for v in z.values()))
+    return {k: v - norm for k, v in z.items()}
+
+
+def _columns() -> list[tuple[str, tuple[str, ...]]]:
+    """The table's pieces as assignment columns: each tile (its two sides' labels), the storm
+    cell, and one ``unknown`` per cell (a cell nothing taught fits)."""
+    cols = [(tid, (back_of(tid), tile_kind(tid))) for tid in TILE_IDS]
+    cols.append(("storm", ("storm",)))
+    cols.extend((f"unknown{i}", ("unknown",)) for i in range(25))
+    return cols
+
+
+def table_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatReading]:
+    """The most likely whole table (see the module docstring) and each cell's confidence in it.
+
+    Parameters
+    ----------
+    scores : dict cell -> CellScores
+        Every cell of the table (:meth:`DesertFlat.score_cells`).
+
+    Returns
+    -------
+    dict cell -> FlatReading
+        The face slot's reading per cell. When fewer than ``LEAST_TILES`` cells show any tile
+        (no table in view, a blank frame), every cell reads ``unknown`` with confidence 0.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    cells = list(scores)
+    if sum(s.best >= UNKNOWN_LEVEL for s in scores.values()) < min(LEAST_TILES, len(cells)):
+        return {c: FlatReading("unknown", 0.0, 0.0) for c in cells}
+    logp = {c: _log_probs(scores[c]) for c in cells}
+    cols = _columns()
+
+    def lp(cell, label) -> float:
+        got = logp[cell].get(label)
+        if got is not None:
+            return got
+        listed = [v for k, v in logp[cell].items() if k not in ("storm", "unknown")]
+        return (min(listed) if listed else logp[cell]["unknown"]) - UNLISTED_PENALTY * WEIGHTS["fine"]
+
+    def best_side(cell, labels, banned=None) -> tuple[float, str]:
+        options = [(lp(cell, lab), lab) for lab in labels if lab != banned]
+        return max(options) if options else (-_HUGE, "")
+
+    # exactly one storm cell (rules §3.1): the storm column is made cheaper than any other by
+    # the same amount in every row, so that it is always used and the ranking is unchanged
+    storm_col = [name for name, _ in cols].index("storm")
+    cost = np.array([[-best_side(c, labels)[0] for _, labels in cols] for c in cells])
+    cost[:, storm_col] -= _FORCE
+    rows, picked = linear_sum_assignment(cost)
+    total = float(cost[rows, picked].sum())
+    out = {}
+    for i, cell in enumerate(cells):
+        label = best_side(cell, cols[picked[i]][1])[1]
+        alt = np.array([[-best_side(c, labels, label if c == cell else None)[0] for _, labels in cols]
+                        for c in cells])
+        alt[:, storm_col] -= _FORCE
+        r2, p2 = linear_sum_assignment(alt)
+        delta = max(0.0, float(alt[r2, p2].sum()) - total)
+        runner = best_side(cell, cols[p2[i]][1], label)[1]
+        conf = 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
+        if label == "unknown":
+            conf, delta = 0.0, 0.0
+        out[cell] = FlatReading(label, conf, delta, (runner,) if runner and runner != label else ())
+    return out
+
+
+def single_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatReading]:
+    """Each cell read alone (:func:`cell_posterior`): the best label, its probability, the
+    log-odds over the runner-up, and the runner-up as the alternative."""
+    out = {}
+    for cell, s in scores.items():
+        out[cell] = _reading(cell_posterior(s))
+    return out
+
+
+def _reading(post: Mapping[str, float]) -> FlatReading:
+    ranked = sorted(post.items(), key=lambda kv: -kv[1])
+    (label, p), (second, q) = ranked[0], ranked[1] if len(ranked) > 1 else ("", 0.0)
+    margin = math.log(max(p, 1e-12) / max(q, 1e-12))
+    if label == "unknown":
+        return FlatReading("unknown", 0.0, 0.0)
+    return FlatReading(label, float(p), float(margin), (second,) if second else ())
+
+
+def card_reading(scored: tuple[Mapping[str, float], float]) -> FlatReading:
+    """The card place's reading from :meth:`DesertFlat.score_card` (:func:`card_posterior`)."""
+    return _reading(card_posterior(*scored))

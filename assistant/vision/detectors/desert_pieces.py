@@ -1,0 +1,503 @@
+"""What lies on a Forbidden Desert tile, found as what the tile's own picture does not explain.
+
+Once a cell's tile is matched to the owner's picture of it (:mod:`.desert_flat`: which picture,
+where, turned how), the picture predicts what the camera should see there. Fitting that
+prediction to the rectified cell with a per-channel gain and offset (the light, the exposure
+and the white balance of this frame, :func:`photometric_fit`) leaves, as residual, whatever
+lies on the tile: sand markers, pawns, parts, a hand. The residual's blobs are described by
+what does not depend on our renderer's look (:func:`blob_features`): their size and shape in
+millimetres, their lean away from the camera (a standing pawn's image stretches away from the
+camera's foot point on the mat; a flat marker's does not), and their colour *in the picture's
+light* (the fit's gains undone), so that a warm lamp or an unbalanced webcam does not move them.
+
+Coordinates: mat mm; crops ``(H, W, 3)`` at ``PPM`` px per mm, pixel (0, 0) at the crop's
+top-left mat point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: resolution of the cell crops, px per mm
+PPM = 1.5
+#: half side of a cell crop, mm (a 70 mm cell and a little around it)
+HALF_MM = 38.0
+#: the tile's border left out of the fit and of the blobs, mm (its edge, its rounded corners)
+BORDER_MM = 2.5
+#: smoothing applied to both the crop and the predicted tile before comparing, mm
+SMOOTH_MM = 0.8
+#: a pixel is an occluder when its residual exceeds this many robust standard deviations
+RESIDUAL_SIGMAS = 4.0
+#: blobs smaller than this are noise, mm^2
+LEAST_BLOB_MM2 = 25.0
+
+
+@dataclass(frozen=True)
+class Residual:
+    """One cell's comparison with its tile's picture.
+
+    Attributes
+    ----------
+    crop : (H, W, 3) float32
+        The rectified cell, BGR 0..255, smoothed.
+    predicted : (H, W, 3) float32
+        The picture after the photometric fit.
+    tile : (H, W) bool
+        Where the tile lies (less ``BORDER_MM``).
+    occluded : (H, W) bool
+        Pixels of the tile the picture does not explain.
+    gain, offset : (3,) float32
+        The fit: ``crop ~ gain * picture + offset`` per channel.
+    origin_mm : (x, y)
+        The mat point of the crop's pixel (0, 0).
+    noise : float
+        Robust standard deviation of the residual on the tile, grey levels.
+    """
+
+    crop: np.ndarray
+    predicted: np.ndarray
+    tile: np.ndarray
+    occluded: np.ndarray
+    gain: np.ndarray
+    offset: np.ndarray
+    origin_mm: tuple
+    noise: float
+
+    def in_picture_light(self, bgr: np.ndarray) -> np.ndarray:
+        """Colours ``(..., 3)`` of this crop brought into the light of the owner's picture
+        (the fit undone): ``(bgr - offset) / gain``, float32."""
+        return (np.asarray(bgr, np.float32) - self.offset) / np.maximum(self.gain, 1e-3)
+
+
+def place_picture(picture: np.ndarray, picture_ppm: float, tile_mm: float, turn: int, centre_mm, origin_mm,
+                  shape, ppm: float = PPM) -> tuple[np.ndarray, np.ndarray]:
+    """The picture of a tile laid on a crop: ``(image (H, W, 3) float32, mask (H, W) bool)``.
+
+    ``picture`` ``(h, w, 3) uint8`` is the flattened picture at ``picture_ppm``; the tile is
+    ``tile_mm`` square, turned ``turn`` quarter turns clockwise, centred on ``centre_mm``; the
+    crop's pixel (0, 0) is at ``origin_mm`` and its size ``shape`` (H, W) at ``ppm``."""
+    img = np.rot90(picture, -turn) if turn % 4 else picture
+    side = tile_mm * ppm
+    sx, sy = side / img.shape[1], side / img.shape[0]
+    cx, cy = (centre_mm[0] - origin_mm[0]) * ppm, (centre_mm[1] - origin_mm[1]) * ppm
+    m = np.array([[sx, 0, cx - side / 2], [0, sy, cy - side / 2]], np.float64)
+    out = cv2.warpAffine(np.ascontiguousarray(img), m, (shape[1], shape[0]), flags=cv2.INTER_AREA,
+                         borderMode=cv2.BORDER_CONSTANT)
+    mask = np.zeros(shape[:2], np.uint8)
+    inset = BORDER_MM * ppm
+    x0, y0 = int(round(cx - side / 2 + inset)), int(round(cy - side / 2 + inset))
+    x1, y1 = int(round(cx + side / 2 - inset)), int(round(cy + side / 2 - inset))
+    mask[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
+    return out.astype(np.float32), mask.astype(bool)
+
+
+def photometric_fit(crop: np.ndarray, predicted: np.ndarray, mask: np.ndarray,
+                    rounds: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Per-channel ``crop ~ gain * predicted + offset`` over ``mask``, robust to up to about
+    half of the tile being covered: it starts from the median offset at unit gain, then fits by
+    least squares over the pixels within 2.5 robust standard deviations (1.4826 x the median
+    absolute residual of the last inliers) of the last fit, ``rounds`` times.
+
+    Parameters
+    ----------
+    crop, predicted : (H, W, 3) float32
+    mask : (H, W) bool
+
+    Returns
+    -------
+    (gain (3,) float32, offset (3,) float32, inliers (H, W) bool, noise float)
+        ``noise`` is the robust standard deviation of the inliers' residual, grey levels.
+    """
+    gain = np.ones(3, np.float32)
+    offset = np.array([np.median(crop[..., c][mask] - predicted[..., c][mask]) if mask.any() else 0.0
+                       for c in range(3)], np.float32)
+    use = mask.copy()
+    noise = 255.0
+    for _ in range(rounds):
+        res = np.abs(crop - (predicted * gain + offset)).max(axis=2)
+        noise = 1.4826 * float(np.median(res[use])) + 1.0 if use.any() else 255.0
+        use = mask & (res < 2.5 * noise)
+        if use.sum() < 50:
+            break
+        for c in range(3):
+            x, y = predicted[..., c][use], crop[..., c][use]
+            a = np.vstack([x, np.ones_like(x)]).T
+            (g, o), *_ = np.linalg.lstsq(a, y, rcond=None)
+            gain[c], offset[c] = max(g, 0.05), o
+    return gain, offset, use, noise
+
+
+def residual(frame: np.ndarray, homography: np.ndarray, layout, cell, picture: np.ndarray, picture_ppm: float,
+             tile_mm: float, turn: int, centre_mm, ppm: float = PPM) -> Residual:
+    """Compare ``cell`` (a key of ``layout``) in an undistorted ``frame`` ``(H, W, 3) uint8``
+    (mat mm -> px ``homography``) with the picture of the tile matched there (see
+    :func:`place_picture` for the picture's parameters)."""
+    crop, origin = cell_crop(frame, homography, layout, cell, ppm)
+    pred, tile = place_picture(picture, picture_ppm, tile_mm, turn, centre_mm, origin, crop.shape, ppm)
+    pred = cv2.GaussianBlur(pred, (0, 0), SMOOTH_MM * ppm)
+    gain, offset, inliers, noise = photometric_fit(crop, pred, tile)
+    fitted = pred * gain + offset
+    res = np.abs(crop - fitted).max(axis=2)
+    occ = (res > RESIDUAL_SIGMAS * noise) & tile
+    occ = cv2.morphologyEx(occ.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
+    return Residual(crop, fitted, tile, occ, gain, offset, origin, noise)
+
+
+# --- blobs ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Blob:
+    """One connected region of a cell's residual (:func:`blobs`).
+
+    Attributes
+    ----------
+    mask : (H, W) bool
+        Its pixels in the cell crop.
+    features : (BLOB_FEATURES,) float32
+        :func:`blob_features`.
+    colour : (3,) float32
+        Its mean colour in the picture's light, BGR 0..255 (:meth:`Residual.in_picture_light`).
+    """
+
+    mask: np.ndarray
+    features: np.ndarray
+    colour: np.ndarray
+
+
+BLOB_FEATURES = 16
+
+
+def foot_point(homography: np.ndarray, camera_matrix: np.ndarray) -> tuple[np.ndarray, float]:
+    """Where the camera stands over the mat: its foot point ``(x, y)`` mm on the mat plane and
+    its height above it, mm (:func:`~..rectify.pose_from_homography`)."""
+    from ..rectify import pose_from_homography
+
+    r, t = pose_from_homography(homography, camera_matrix)
+    centre = -r.T @ t
+    return np.array(centre[:2], np.float64), float(abs(centre[2]))
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    """BGR 0..255 floats ``(..., 3)`` -> CIE Lab (L 0..100)."""
+    arr = np.clip(np.asarray(bgr, np.float32).reshape(-1, 1, 3) / 255.0, 0, 1)
+    return cv2.cvtColor(arr, cv2.COLOR_BGR2Lab).reshape(np.shape(bgr))
+
+
+def blob_features(res: Residual, mask: np.ndarray, foot_mm: np.ndarray, height_mm: float,
+                  tile_centre_mm, tile_mm: float, ppm: float = PPM) -> tuple[np.ndarray, np.ndarray]:
+    """What a blob's class is judged by, free of any renderer's look: ``(features
+    (BLOB_FEATURES,) float32, mean colour in the picture's light (3,) float32)``.
+
+    The features: area (log mm^2); elongation (sqrt of the ratio of the principal second
+    moments); lean (the spread along the direction away from the camera's foot point over the
+    spread across it, and that excess in mm over the stretch a 30 mm tall piece would show
+    there, ``30 * distance / camera height``); solidity (area over its convex hull's); the
+    distance of its centre from the tile's centre (in tile sides); its mean colour in the
+    picture's light as Lab (scaled to about 0..1), that colour's chroma and its spread in L;
+    the Lab difference between it and what the picture predicted there (how it stands out);
+    and the share of its pixels at the tile's edge."""
+    ys, xs = np.nonzero(mask)
+    area = len(xs) / ppm ** 2
+    pts = np.column_stack([xs, ys]).astype(np.float64) / ppm + np.asarray(res.origin_mm)
+    centre = pts.mean(axis=0)
+    cov = np.cov(pts.T) + np.eye(2) * 1e-3 if len(pts) > 2 else np.eye(2)
+    evals = np.sort(np.linalg.eigvalsh(cov))
+    elong = float(np.sqrt(evals[1] / max(evals[0], 1e-6)))
+    away = centre - foot_mm
+    dist = float(np.linalg.norm(away))
+    d = away / dist if dist > 1e-6 else np.array([1.0, 0.0])
+    along = float(np.sqrt(d @ cov @ d))
+    across = float(np.sqrt(np.array([-d[1], d[0]]) @ cov @ np.array([-d[1], d[0]])))
+    stretch = 30.0 * dist / max(height_mm, 1.0)
+    hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
+    solidity = len(xs) / max(cv2.contourArea(hull) + len(hull) / 2, 1.0)
+    off = float(np.linalg.norm(centre - np.asarray(tile_centre_mm))) / tile_mm
+    seen = res.crop[mask].mean(axis=0)
+    colour = res.in_picture_light(seen)
+    lab = _lab(colour)
+    lab_pred = _lab(res.in_picture_light(res.predicted[mask].mean(axis=0)))
+    l_spread = float(_lab(res.in_picture_light(res.crop[mask]))[..., 0].std())
+    edge = cv2.erode(res.tile.astype(np.uint8), np.ones((5, 5), np.uint8)) == 0
+    feats = np.array([np.log(area + 1.0), elong, along / max(across, 0.5), (along - across) / max(stretch, 1.0),
+                      solidity, off, lab[0] / 100, lab[1] / 100, lab[2] / 100, np.hypot(lab[1], lab[2]) / 100,
+                      l_spread / 50, (lab[0] - lab_pred[0]) / 100, (lab[1] - lab_pred[1]) / 100,
+                      (lab[2] - lab_pred[2]) / 100, float((edge & mask).sum()) / len(xs), stretch / 30.0],
+                     np.float32)
+    return feats, colour.astype(np.float32)
+
+
+def blobs(res: Residual, foot_mm: np.ndarray, height_mm: float, tile_centre_mm, tile_mm: float,
+          ppm: float = PPM) -> list[Blob]:
+    """The residual's blobs of at least ``LEAST_BLOB_MM2`` (holes filled: a marker's face may
+    match the tile's art in places), each with its features (:func:`blob_features`)."""
+    occ = res.occluded.astype(np.uint8)
+    occ = cv2.morphologyEx(occ, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(occ)
+    out = []
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < LEAST_BLOB_MM2 * ppm ** 2:
+            continue
+        m = (labels == i).astype(np.uint8)
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(m)
+        cv2.drawContours(filled, contours, -1, 1, cv2.FILLED)
+        mask = filled.astype(bool) & res.tile
+        if mask.sum() < LEAST_BLOB_MM2 * ppm ** 2:
+            continue
+        feats, colour = blob_features(res, mask, foot_mm, height_mm, tile_centre_mm, tile_mm, ppm)
+        out.append(Blob(mask, feats, colour))
+    return out
+
+
+# --- the blob classifier and the cell readings ------------------------------------------------------
+
+PAWN_COLOURS = ("red", "black", "green", "white", "yellow", "blue")
+#: a blob is read as a part only this surely (a stray blob of a tile's art is the commoner error)
+PART_LEAST = 0.6
+#: the most a reading of "no pawn" or "no part" is trusted: a small piece the residual missed
+#: leaves no blob to doubt (on own-art renders about one pawn in ten was missed that way)
+NOTHING_SEEN = 0.85
+CLASSES = ("other", "sand_light", "sand_dark") + tuple(f"pawn_{c}" for c in PAWN_COLOURS) + ("part",)
+
+
+def blob_class(mask: np.ndarray, footprints: dict, truth: dict, share: float = 0.3) -> int:
+    """The class index (``CLASSES``) a teaching blob is taught as: that of the piece whose
+    footprint covers the most of it, when that is at least ``share`` of the blob; else
+    ``other`` (a shadow, a neighbour's edge, a misfit)."""
+    best, cover = "other", 0.0
+    area = float(mask.sum())
+    for pid, fp in footprints.items():
+        c = float((fp & mask).sum()) / max(area, 1.0)
+        if c > cover:
+            best, cover = truth[pid], c
+    return CLASSES.index(best) if cover >= share else 0
+
+
+class PieceBlobs:
+    """What lies on a tile: what each residual blob is (:data:`CLASSES`, from
+    :func:`blob_features`), and the cell's sand (:data:`SAND_CLASSES`, from
+    :func:`sand_features`), each by a few averaged perceptrons (:class:`~..mlp.Perceptrons`)
+    taught on varied tables (:mod:`.desert_variety`); and which part a part blob is by its
+    colour against the owner's part pictures (``part_colours``: part -> Lab of its picture)."""
+
+    def __init__(self, net, sand_net, part_colours: dict | None = None):
+        self.net, self.sand_net = net, sand_net
+        self.part_colours = dict(part_colours or {})
+
+    def sand(self, feats: np.ndarray) -> np.ndarray:
+        """Probabilities of ``SAND_CLASSES`` ``(3,)`` from one cell's :func:`sand_features`."""
+        return self.sand_net.predict(np.asarray(feats, np.float32).reshape(1, SAND_FEATURES))[0]
+
+    def predict(self, feats: np.ndarray) -> np.ndarray:
+        """Class probabilities ``(n, len(CLASSES))`` of feature rows ``(n, BLOB_FEATURES)``."""
+        if len(feats) == 0:
+            return np.zeros((0, len(CLASSES)), np.float32)
+        return self.net.predict(np.asarray(feats, np.float32))
+
+    def which_part(self, colour_bgr: np.ndarray) -> tuple[str, float]:
+        """The part whose picture's colour is nearest a blob's (in the picture's light), and
+        the Lab distance's share of the second nearest (0 sure .. 1 a toss-up)."""
+        if not self.part_colours:
+            return "", 1.0
+        lab = _lab(colour_bgr)
+        dist = sorted((float(np.linalg.norm((lab - np.asarray(c)) * (0.5, 1.0, 1.0))), p)
+                      for p, c in self.part_colours.items())
+        return dist[0][1], (dist[0][0] / dist[1][0]) if len(dist) > 1 and dist[1][0] > 0 else 0.0
+
+    def save(self, path) -> None:
+        """Write the weights and the part colours to ``path`` (``.npz``)."""
+        parts = sorted(self.part_colours)
+        np.savez_compressed(path, **self.net.arrays(), **{f"sand_{k}": v for k, v in self.sand_net.arrays().items()},
+                            part_names=np.array(parts),
+                            part_lab=np.array([self.part_colours[p] for p in parts], np.float32).reshape(-1, 3),
+                            classes=np.array(CLASSES))
+
+    @classmethod
+    def load(cls, path) -> "PieceBlobs":
+        """Read what :meth:`save` wrote.
+
+        Raises
+        ------
+        OSError
+            When the file is missing or unreadable.
+        ValueError
+            When it was written for other classes or features.
+        """
+        from ..mlp import Perceptrons
+
+        with np.load(path) as z:
+            missing = [k for k in ("classes", "part_names", "part_lab", *Perceptrons.FIELDS,
+                                   *(f"sand_{f}" for f in Perceptrons.FIELDS)) if k not in z.files]
+            if missing:
+                raise ValueError(f"{path} was written by another version (no {', '.join(missing)})")
+            if tuple(z["classes"].tolist()) != CLASSES:
+                raise ValueError(f"{path} was taught for other classes")
+            net = Perceptrons(*(z[f] for f in Perceptrons.FIELDS))
+            sand = Perceptrons(*(z[f"sand_{f}"] for f in Perceptrons.FIELDS))
+            if net.features != BLOB_FEATURES or sand.features != SAND_FEATURES:
+                raise ValueError(f"{path} was taught on other features")
+            parts = dict(zip(z["part_names"].tolist(), z["part_lab"].tolist()))
+        return cls(net, sand, parts)
+
+
+def part_colour(picture: np.ndarray) -> np.ndarray:
+    """The mean Lab ``(3,) float32`` of a part's picture (BGRA: over its cut-out; BGR: its
+    centre half)."""
+    img = np.asarray(picture)
+    if img.shape[2] == 4:
+        sel = img[..., 3] > 127
+        bgr = img[..., :3][sel].astype(np.float32)
+    else:
+        h, w = img.shape[:2]
+        bgr = img[h // 4:3 * h // 4, w // 4:3 * w // 4].reshape(-1, 3).astype(np.float32)
+    return _lab(bgr.mean(axis=0))
+
+
+def fit_residual(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_mm: float, turn: int, centre_mm,
+                 origin_mm, ppm: float = PPM) -> tuple[np.ndarray, np.ndarray, float]:
+    """A picture laid on a cell crop and fitted (:func:`place_picture`,
+    :func:`photometric_fit`): ``(residual (H, W) float32, tile (H, W) bool, noise)``, the
+    residual the largest channel's ``|crop - fit|``. ``crop`` is the smoothed rectified cell
+    ``(H, W, 3) float32`` at ``ppm`` with pixel (0, 0) at ``origin_mm`` (:func:`cell_crop`)."""
+    pred, tile = place_picture(picture, picture_ppm, tile_mm, turn, centre_mm, origin_mm, crop.shape, ppm)
+    if not tile.any():
+        return np.zeros(crop.shape[:2], np.float32), tile, 255.0
+    pred = cv2.GaussianBlur(pred, (0, 0), SMOOTH_MM * ppm)
+    gain, offset, _inliers, noise = photometric_fit(crop, pred, tile)
+    return np.abs(crop - (pred * gain + offset)).max(axis=2), tile, noise
+
+
+def explained_shares(fits: dict) -> dict:
+    """How much of its tile each candidate picture explains, on one scale: ``fits`` maps a
+    label to :func:`fit_residual`'s result; the scale is the smallest noise among them (the
+    right picture fits best), and a candidate's share is the part of its tile whose residual is
+    within ``EXPLAINED_SIGMAS`` of it, 0..1. The right picture explains all of the tile but
+    what lies on it (half of a dune back under a sand marker); a wrong one only where its
+    colours happen to agree."""
+    if not fits:
+        return {}
+    scale = min(noise for _res, _tile, noise in fits.values())
+    return {lab: float((res[tile] < EXPLAINED_SIGMAS * scale).mean()) if tile.any() else 0.0
+            for lab, (res, tile, _noise) in fits.items()}
+
+
+#: see explained_shares
+EXPLAINED_SIGMAS = 3.0
+
+
+def cell_crop(frame: np.ndarray, homography: np.ndarray, layout, cell, ppm: float = PPM) -> tuple[np.ndarray, tuple]:
+    """The smoothed rectified cell as :func:`residual` compares it: ``((H, W, 3) float32,
+    origin_mm)``."""
+    from ..rectify import rectify
+
+    cx, cy = layout.cell(cell).center_mm
+    origin = (cx - HALF_MM, cy - HALF_MM)
+    crop = rectify(frame, homography, layout, ppm, (*origin, cx + HALF_MM, cy + HALF_MM), cv2.INTER_AREA)
+    return cv2.GaussianBlur(crop.astype(np.float32), (0, 0), SMOOTH_MM * ppm), origin
+
+
+def _sure(p: float) -> tuple[float, float]:
+    """A probability -> (confidence, margin in nats over the complement)."""
+    p = float(np.clip(p, 1e-6, 1 - 1e-6))
+    return p, float(np.log(p / (1 - p)))
+
+
+def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
+                  sand: np.ndarray | None = None) -> dict[str, tuple]:
+    """The sand, pawn and part readings of one cell from its blobs, their class probabilities
+    ``(n, len(CLASSES))`` and the cell's sand probabilities ``(3,)`` (``SAND_CLASSES``):
+    ``dict kind -> (label, confidence, margin, alternatives)``.
+
+    - ``sand``: the likeliest of ``SAND_CLASSES``, the others as alternatives;
+    - ``pawns``: the colours of the blobs whose likeliest class is a pawn; its confidence the
+      least sure of every blob's call (pawn or not, which colour);
+    - ``parts``: the blobs whose likeliest class is ``part``, each named by its colour
+      (:meth:`PieceBlobs.which_part`).
+    """
+    k_part = CLASSES.index("part")
+    pawn_idx = [CLASSES.index(f"pawn_{c}") for c in PAWN_COLOURS]
+    out = {}
+    if sand is not None:
+        order = np.argsort(-sand)
+        conf, margin = float(sand[order[0]]), float(np.log(max(sand[order[0]], 1e-6) / max(sand[order[1]], 1e-6)))
+        out["sand"] = (SAND_CLASSES[order[0]], conf, margin, tuple(SAND_CLASSES[i] for i in order[1:]))
+    colours, sure, alts = set(), 1.0, []
+    parts, part_sure = set(), 1.0
+    for i, b in enumerate(found):
+        best = int(np.argmax(probs[i]))
+        p_pawn = probs[i, pawn_idx]
+        if best in pawn_idx:
+            colour = PAWN_COLOURS[pawn_idx.index(best)]
+            colours.add(colour)
+            sure = min(sure, float(probs[i, best]))
+            second = PAWN_COLOURS[int(np.argsort(-p_pawn)[1])]
+            alts.append(("swap", colour, second))
+        else:
+            sure = min(sure, 1.0 - float(p_pawn.sum()))
+            if float(p_pawn.max()) > 0.2:
+                alts.append(("add", PAWN_COLOURS[int(np.argmax(p_pawn))], None))
+        if best == k_part and probs[i, k_part] >= PART_LEAST:
+            part, toss = model.which_part(b.colour)
+            if part:
+                parts.add(part)
+                part_sure = min(part_sure, float(probs[i, k_part]) * (1.0 - 0.5 * toss))
+        else:
+            part_sure = min(part_sure, 1.0 - float(probs[i, k_part]))
+    if not colours:
+        sure = min(sure, NOTHING_SEEN)
+    if not parts:
+        part_sure = min(part_sure, NOTHING_SEEN)
+    label = "+".join(sorted(colours))
+    options = []
+    for kind, colour, other in alts:
+        now = set(colours)
+        if kind == "swap":
+            now.discard(colour)
+            options.append("+".join(sorted(now)))
+            options.append("+".join(sorted(now | {other})))
+        else:
+            options.append("+".join(sorted(now | {colour})))
+    conf, margin = _sure(sure)
+    out["pawns"] = (label, conf, margin, tuple(dict.fromkeys(o for o in options if o != label)))
+    conf, margin = _sure(part_sure)
+    out["parts"] = ("+".join(sorted(parts)), conf, margin, ())
+    return out
+
+
+# --- sand, read at the tile's centre ---------------------------------------------------------------
+
+SAND_CLASSES = ("none", "light", "dark")
+SAND_FEATURES = 14
+#: radii (mm) around the tile's centre where the residual is looked at: a sand marker (18 mm
+#: or more across) lies on the centre, a stack within a few mm of it
+SAND_RADII_MM = (5.0, 9.0, 13.0)
+
+
+def sand_features(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray:
+    """What a cell's sand is judged by, at its tile's centre: ``(SAND_FEATURES,) float32``.
+
+    The share of the tile the picture does not explain within ``SAND_RADII_MM`` of the tile's
+    centre (3); the mean colour there (radius 9 mm) in the picture's light as Lab (3), its
+    spread in L (1), the same of what the picture predicted there (3 + 1); the mean residual
+    there over the fit's noise (1); the fit's noise (1) and the share of the whole tile it
+    explains (1). A stack of markers shows only its top one, so its colour decides light or
+    dark; a pawn or a part at the tile's corner does not reach the centre."""
+    h, w = res.tile.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    cx = (tile_centre_mm[0] - res.origin_mm[0]) * ppm
+    cy = (tile_centre_mm[1] - res.origin_mm[1]) * ppm
+    r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / ppm ** 2
+    shares = [float(res.occluded[(r2 <= r * r) & res.tile].mean()) if ((r2 <= r * r) & res.tile).any() else 0.0
+              for r in SAND_RADII_MM]
+    centre = (r2 <= 81.0) & res.tile
+    if not centre.any():
+        return np.zeros(SAND_FEATURES, np.float32)
+    seen = _lab(res.in_picture_light(res.crop[centre]))
+    pred = _lab(res.in_picture_light(res.predicted[centre]))
+    resid = np.abs(res.crop[centre] - res.predicted[centre]).max(axis=1).mean() / max(res.noise, 1.0)
+    explained = float((~res.occluded & res.tile).sum()) / max(float(res.tile.sum()), 1.0)
+    return np.array([*shares, *(seen.mean(axis=0) / 100), seen[:, 0].std() / 50, *(pred.mean(axis=0) / 100),
+                     pred[:, 0].std() / 50, min(resid / 10, 3.0), res.noise / 50, explained], np.float32)

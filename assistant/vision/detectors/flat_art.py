@@ -1,0 +1,468 @@
+"""Flat printed art read by matching the owner's pictures of it, with no teaching.
+
+A tile face, a tile back or a card is a flat print: what the camera sees of it is the picture
+the owner took of it, turned, scaled, lit and blurred differently. So it is read by comparing
+the rectified mat (the frame seen from straight above through the mat's homography,
+:func:`~..rectify.rectify`) with every picture directly, not through a classifier taught on
+rendered tables (which learns the renderer's look as much as the pieces').
+
+The comparison is normalised cross-correlation (``cv2.matchTemplate`` with
+``TM_CCOEFF_NORMED``, Lewis 1995) of *normalised gradient images*: the x and y derivatives of
+a lightly smoothed grey image, each divided by the local mean gradient magnitude
+(:func:`gradient_image`). Dividing by the local magnitude cancels the exposure, the white
+balance and slow light gradients (a lamp's falloff, a shadow's soft edge) and keeps the
+drawing's shape; the correlation's mean subtraction and normalisation do the rest. Each
+picture is trimmed to its piece (:func:`piece_outline`), its border left out (``KEEP``: the
+centre 86 % of the side, so that a few millimetres of table in a photo, a rounded corner or a
+tile a little larger or smaller than assumed matter little) and matched in its four quarter
+turns where the piece may lie any way round.
+
+Matching runs twice: coarsely (``COARSE_PPM`` px per mm) over a search window around each
+place a piece may lie, which also finds where the piece lies in its cell (players push tiles
+about), then finely (``FINE_PPM``) at that place for the best few labels.
+
+Coordinates: mat millimetres (x right, y down) as :mod:`..mats`; images ``(H, W, C)`` as numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+import cv2
+import numpy as np
+
+#: resolutions of the two passes, px per mm of the mat
+COARSE_PPM, FINE_PPM = 0.5, 1.0
+#: the share of a piece's side (centred) that is compared: its border is left out
+KEEP = 0.86
+#: fine search around the coarse position, mm (half a coarse pixel and some)
+FINE_SEARCH_MM = 3.0
+#: Gaussian smoothing before differentiating, mm of the mat (the same for the picture and the
+#: frame, so a sharp photo and a soft webcam frame meet in the middle)
+SMOOTH_MM = 1.0
+#: the local gradient magnitude divides over this many mm (sigma), plus a floor that keeps flat
+#: regions (no drawing) from blowing up noise
+NORM_SIGMA_MM, NORM_FLOOR = 4.0, 2.0
+#: smoothing of the colour images, mm
+CHROMA_SMOOTH_MM = 2.0
+#: weight of the colour correlation in a fine score (the gradient's weight is 1)
+COLOUR_WEIGHT = 0.5
+
+
+def gradient_image(image: np.ndarray, ppm: float = FINE_PPM) -> np.ndarray:
+    """The normalised gradient of a picture: ``(H, W, 2) float32``, ``(gx, gy) / m`` where
+    ``gx, gy`` are Sobel derivatives of the grey image smoothed by ``SMOOTH_MM`` (Gaussian
+    sigma) and ``m`` is the local mean gradient magnitude (Gaussian, sigma ``NORM_SIGMA_MM``)
+    plus ``NORM_FLOOR``.
+
+    Parameters
+    ----------
+    image : (H, W, 3) uint8 BGR or (H, W) uint8 grey
+    ppm : float
+        The image's px per mm (of the mat, or of the piece in a flattened picture).
+
+    >>> img = np.zeros((20, 20, 3), np.uint8); img[:, 10:] = 200
+    >>> g = gradient_image(img)
+    >>> g.shape, g.dtype, bool(g[10, 10, 0] > 0.5), bool(abs(g[10, 10, 1]) < 1e-3)
+    ((20, 20, 2), dtype('float32'), True, True)
+    """
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = cv2.GaussianBlur(grey.astype(np.float32), (0, 0), SMOOTH_MM * ppm)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+    mag = cv2.GaussianBlur(cv2.magnitude(gx, gy), (0, 0), NORM_SIGMA_MM * ppm) + NORM_FLOOR
+    return np.dstack([gx / mag, gy / mag])
+
+
+def chroma_image(image: np.ndarray, ppm: float = FINE_PPM) -> np.ndarray:
+    """The colour of a picture without its brightness: the CIE a* and b* of its Lab image
+    (``cv2.COLOR_BGR2Lab`` on float input), smoothed over ``CHROMA_SMOOTH_MM``:
+    ``(H, W, 2) float32``. Matched with normalised cross-correlation, a white balance shift (a
+    constant added to a* and b*) drops out.
+
+    Parameters
+    ----------
+    image : (H, W, 3) uint8 BGR
+    ppm : float
+        The image's px per mm.
+    """
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    return cv2.GaussianBlur(np.ascontiguousarray(lab[..., 1:]), (0, 0), CHROMA_SMOOTH_MM * ppm)
+
+
+def coarse_image(image: np.ndarray, ppm: float = COARSE_PPM) -> np.ndarray:
+    """What the coarse pass matches: the normalised gradient and the chroma of a picture side
+    by side, ``(H, W, 4) float32`` (:func:`gradient_image`, :func:`chroma_image`), so that a
+    smooth piece (a dune back: sky above sand) is found by its colours when a marker's edges
+    on it outshine its drawing."""
+    return np.dstack([gradient_image(image, ppm), chroma_image(image, ppm)])
+
+
+def piece_outline(photo: np.ndarray, least: float = 0.6, most: float = 0.985,
+                  max_turn_deg: float = 8.0) -> np.ndarray | None:
+    """Where the piece lies in a photo of one piece with a little table around it: the
+    corners ``(4, 2) float32`` px (TL, TR, BR, BL) of the rotated rectangle
+    (``cv2.minAreaRect``) around the largest outline ``cv2.Canny`` finds, or None when that
+    rectangle is not a plausible piece: covering less than ``least`` or more than ``most`` of
+    the photo, turned more than ``max_turn_deg`` from upright, or reaching outside the photo
+    (the piece fills the photo, or the table is too busy to tell; the caller then trims a
+    fixed border).
+
+    Parameters
+    ----------
+    photo : (H, W, 3) uint8 BGR
+    """
+    h, w = photo.shape[:2]
+    grey = cv2.GaussianBlur(cv2.cvtColor(photo[..., :3], cv2.COLOR_BGR2GRAY), (0, 0), max(h, w) / 400.0)
+    edges = cv2.Canny(grey, 30, 90)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8), iterations=max(1, round(max(h, w) / 300.0)))
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    rect = cv2.minAreaRect(max(contours, key=cv2.contourArea))
+    rw, rh = rect[1]
+    turn = abs(((rect[2] + 45.0) % 90.0) - 45.0)
+    box = cv2.boxPoints(rect)
+    inside = (box[:, 0] >= -0.01 * w).all() and (box[:, 0] <= 1.01 * w).all() and \
+        (box[:, 1] >= -0.01 * h).all() and (box[:, 1] <= 1.01 * h).all()
+    if not (least * w * h <= rw * rh <= most * w * h) or turn > max_turn_deg or not inside:
+        return None
+    return _order_corners(box)
+
+
+def _order_corners(box: np.ndarray) -> np.ndarray:
+    """Four points -> TL, TR, BR, BL (by the sums and differences of their coordinates)."""
+    box = np.asarray(box, np.float32).reshape(4, 2)
+    s, d = box.sum(axis=1), box[:, 0] - box[:, 1]
+    return np.array([box[np.argmin(s)], box[np.argmax(d)], box[np.argmax(s)], box[np.argmin(d)]], np.float32)
+
+
+def flatten_piece(photo: np.ndarray, size_mm: tuple[float, float], ppm: float, trim: float = 0.02) -> tuple[np.ndarray, bool]:
+    """A photo of one piece as the piece itself, seen from above at ``ppm`` px per mm:
+    ``((round(h_mm ppm), round(w_mm ppm), 3) uint8 BGR, outline_found)``.
+
+    The piece's outline (:func:`piece_outline`) is warped to the rectangle; when none is found
+    the photo is taken as the piece less ``trim`` of each side. A photo whose proportions are
+    turned against ``size_mm`` (a landscape photo of a portrait card) is turned first.
+    """
+    w_mm, h_mm = size_mm
+    dst_w, dst_h = max(1, int(round(w_mm * ppm))), max(1, int(round(h_mm * ppm)))
+    img = photo
+    corners = piece_outline(img)
+    if corners is None:
+        h, w = img.shape[:2]
+        dy, dx = h * trim, w * trim
+        corners = np.array([[dx, dy], [w - dx, dy], [w - dx, h - dy], [dx, h - dy]], np.float32)
+    side_a = np.linalg.norm(corners[1] - corners[0])
+    side_b = np.linalg.norm(corners[3] - corners[0])
+    if (side_a > side_b) != (w_mm > h_mm) and abs(w_mm - h_mm) > 1e-6 and abs(side_a - side_b) > 0.05 * max(side_a, side_b):
+        corners = np.roll(corners, 1, axis=0)          # a quarter turn: the photo lies across
+    dst = np.array([[0, 0], [dst_w, 0], [dst_w, dst_h], [0, dst_h]], np.float32)
+    m = cv2.getPerspectiveTransform(corners, dst)
+    out = cv2.warpPerspective(img[..., :3], m, (dst_w, dst_h), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    return out, piece_outline(photo) is not None
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One picture of one flat piece, flattened (:func:`flatten_piece`).
+
+    Attributes
+    ----------
+    label : str
+        What a slot showing it reads (``"gear"``, ``"dune_back"``, ``"wind_n_2"``).
+    name : str
+        Where it came from (``"tiles/gear_5"``), for messages.
+    image : (h, w, 3) uint8
+        BGR at ``ppm`` px per mm, upright.
+    ppm : float
+    """
+
+    label: str
+    name: str
+    image: np.ndarray
+    ppm: float
+
+
+class Template(NamedTuple):
+    label: str
+    name: str
+    turn: int                 #: quarter turns clockwise
+    coarse: np.ndarray        #: (h, w, 4) float32 :func:`coarse_image` at COARSE_PPM (centre KEEP only)
+    fine: np.ndarray          #: (h, w, 2) float32 at FINE_PPM
+    colour: np.ndarray        #: (h, w, 2) float32 chroma image at FINE_PPM (:func:`chroma_image`)
+    picture: int              #: index into :attr:`ArtBank.pictures`
+
+
+class Match(NamedTuple):
+    """The best place and score of one label in one window."""
+
+    label: str
+    score: float              #: normalised cross-correlation, -1..1
+    template: int             #: index into :attr:`ArtBank.templates`
+    centre_mm: tuple[float, float]
+
+
+def _turn(img: np.ndarray, k: int) -> np.ndarray:
+    return np.ascontiguousarray(np.rot90(img, -k)) if k % 4 else img
+
+
+def _core(img: np.ndarray, keep: float) -> np.ndarray:
+    h, w = img.shape[:2]
+    my, mx = int(round(h * (1 - keep) / 2)), int(round(w * (1 - keep) / 2))
+    return img[my:h - my, mx:w - mx]
+
+
+@dataclass
+class ArtBank:
+    """Every picture of a set of flat pieces, ready to match (see the module docstring).
+
+    Parameters
+    ----------
+    pictures : sequence of Picture
+    size_mm : (w, h)
+        The pieces' size on the table, mm (every picture is scaled to it).
+    turns : tuple of int
+        Quarter turns a piece may lie in (``(0, 1, 2, 3)`` for tiles; ``(0,)`` for a card laid
+        upright in its place).
+    keep : float
+        Share of each side compared (``KEEP``).
+    blocks : int
+        :func:`block_score` cuts a template into ``blocks`` x ``blocks`` blocks.
+    blocks_kept : int
+        Of those blocks, how many best ones count
+        (fewer: more robust to pieces lying on the art, less able to tell pictures apart that
+        differ in one block; 9 for cards, which nothing covers).
+    """
+
+    pictures: Sequence[Picture]
+    size_mm: tuple[float, float]
+    turns: tuple[int, ...] = (0, 1, 2, 3)
+    keep: float = KEEP
+    blocks_kept: int = 7
+    blocks: int = 3
+    templates: list = field(default_factory=list, init=False)
+
+    def __post_init__(self):
+        if not self.pictures:
+            raise ValueError("an art bank needs at least one picture")
+        for index, pic in enumerate(self.pictures):
+            for k in self.turns:
+                grads = []
+                for ppm, describe in ((COARSE_PPM, coarse_image), (FINE_PPM, gradient_image)):
+                    w, h = (int(round(s * ppm)) for s in self.size_mm)
+                    img = _turn(cv2.resize(pic.image, (w, h), interpolation=cv2.INTER_AREA), k)
+                    grads.append(_core(describe(img, ppm), self.keep))
+                colour = _core(chroma_image(img, FINE_PPM), self.keep)
+                self.templates.append(Template(pic.label, pic.name, k, *grads, colour, index))
+
+    @property
+    def labels(self) -> list[str]:
+        """The labels the pictures stand for, sorted."""
+        return sorted({p.label for p in self.pictures})
+
+    def coarse(self, board: np.ndarray, origin_mm: tuple[float, float],
+               windows: Mapping[object, tuple[float, float, float]]) -> dict[object, dict[str, Match]]:
+        """The best match of every label in every window, at ``COARSE_PPM``.
+
+        Parameters
+        ----------
+        board : (H, W, 4) float32
+            :func:`coarse_image` of the rectified mat at ``COARSE_PPM``, its pixel (0, 0) at
+            mat point ``origin_mm``.
+        windows : dict key -> (cx, cy, radius) mm
+            Where a piece's centre may lie: within ``radius`` (a square) of ``(cx, cy)``.
+
+        Returns
+        -------
+        dict key -> dict label -> Match
+            Windows whose search area falls outside ``board`` get no entry.
+        """
+        return self._search(board, origin_mm, COARSE_PPM, windows, range(len(self.templates)), "coarse")
+
+    def fine(self, board: np.ndarray, colour: np.ndarray, origin_mm: tuple[float, float],
+             candidates: Iterable[Match], search_mm: float = FINE_SEARCH_MM) -> dict[str, Match]:
+        """Each candidate's label scored again at ``FINE_PPM``: its template (the picture and
+        turn that matched best coarsely) within ``search_mm`` of the candidate's centre, the
+        best of the gradient correlation plus ``COLOUR_WEIGHT`` times the colour correlation at
+        the same place (:func:`correlate`).
+
+        Parameters
+        ----------
+        board : (H, W, 2) float32
+            :func:`gradient_image` of the rectified mat at ``FINE_PPM``, pixel (0, 0) at
+            ``origin_mm``.
+        colour : (H, W, 2) float32
+            :func:`chroma_image` of the same rectified mat.
+        candidates : iterable of Match
+            From :meth:`coarse`.
+
+        Returns
+        -------
+        dict label -> Match
+            ``score`` is :func:`block_score` at the place where ``(gradient + COLOUR_WEIGHT *
+            colour) / (1 + COLOUR_WEIGHT)`` correlates best.
+        """
+        out: dict[str, Match] = {}
+        bh, bw = board.shape[:2]
+        for cand in candidates:
+            cx, cy = cand.centre_mm
+            for i in (cand.template,):
+                t = self.templates[i]
+                th, tw = t.fine.shape[:2]
+                u0 = int(np.floor((cx - search_mm - origin_mm[0]) * FINE_PPM - tw / 2))
+                v0 = int(np.floor((cy - search_mm - origin_mm[1]) * FINE_PPM - th / 2))
+                u1 = int(np.ceil((cx + search_mm - origin_mm[0]) * FINE_PPM - tw / 2))
+                v1 = int(np.ceil((cy + search_mm - origin_mm[1]) * FINE_PPM - th / 2))
+                u0, v0, u1, v1 = max(u0, 0), max(v0, 0), min(u1, bw - tw), min(v1, bh - th)
+                if u1 < u0 or v1 < v0:
+                    continue
+                grad = correlate(board[v0:v1 + th, u0:u1 + tw], t.fine)
+                col = correlate(colour[v0:v1 + th, u0:u1 + tw], t.colour)
+                both = (grad + COLOUR_WEIGHT * col) / (1.0 + COLOUR_WEIGHT)
+                _, _, _, (du, dv) = cv2.minMaxLoc(both)
+                u, v = u0 + du, v0 + dv
+                score = block_score(board[v:v + th, u:u + tw], t.fine, colour[v:v + th, u:u + tw], t.colour,
+                                    self.blocks_kept, self.blocks)
+                if t.label not in out or score > out[t.label].score:
+                    centre = (origin_mm[0] + (u + tw / 2) / FINE_PPM, origin_mm[1] + (v + th / 2) / FINE_PPM)
+                    out[t.label] = Match(t.label, float(score), i, centre)
+        return out
+
+    def _search(self, board, origin_mm, ppm, windows, templates, which) -> dict:
+        out: dict = {}
+        bh, bw = board.shape[:2]
+        boxes = {key: ((cx - r - origin_mm[0]) * ppm, (cy - r - origin_mm[1]) * ppm,
+                       (cx + r - origin_mm[0]) * ppm, (cy + r - origin_mm[1]) * ppm)
+                 for key, (cx, cy, r) in windows.items()}
+        if not boxes:
+            return out
+        # many windows: one correlation over the box around them all, then a look into each
+        union = (min(b[0] for b in boxes.values()), min(b[1] for b in boxes.values()),
+                 max(b[2] for b in boxes.values()), max(b[3] for b in boxes.values()))
+        groups = {None: union} if len(boxes) > 3 else {key: box for key, box in boxes.items()}
+        for i in templates:
+            t = self.templates[i]
+            tpl = getattr(t, which)
+            th, tw = tpl.shape[:2]
+            for group, (x0, y0, x1, y1) in groups.items():
+                # template top-left pixels whose centre lies in the box
+                u0, v0 = max(int(np.floor(x0 - tw / 2)), 0), max(int(np.floor(y0 - th / 2)), 0)
+                u1, v1 = min(int(np.ceil(x1 - tw / 2)), bw - tw), min(int(np.ceil(y1 - th / 2)), bh - th)
+                if u1 < u0 or v1 < v0:
+                    continue
+                resp = correlate(board[v0:v1 + th, u0:u1 + tw], tpl)
+                keys = list(boxes) if group is None else [group]
+                for key in keys:
+                    bx0, by0, bx1, by1 = boxes[key]
+                    a0, b0 = max(int(np.floor(bx0 - tw / 2)) - u0, 0), max(int(np.floor(by0 - th / 2)) - v0, 0)
+                    a1, b1 = int(np.ceil(bx1 - tw / 2)) - u0, int(np.ceil(by1 - th / 2)) - v0
+                    win = resp[b0:b1 + 1, a0:a1 + 1]
+                    if win.size == 0:
+                        continue
+                    _, score, _, (du, dv) = cv2.minMaxLoc(win)
+                    best = out.setdefault(key, {}).get(t.label)
+                    if best is None or score > best.score:
+                        centre = (origin_mm[0] + (u0 + a0 + du + tw / 2) / ppm,
+                                  origin_mm[1] + (v0 + b0 + dv + th / 2) / ppm)
+                        out[key][t.label] = Match(t.label, float(score), i, centre)
+        return out
+
+
+#: block_score splits a template into BLOCKS x BLOCKS blocks
+BLOCKS = 3
+
+
+def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_colour: np.ndarray,
+                kept: int = BLOCKS * BLOCKS, blocks: int = BLOCKS) -> float:
+    """How well a patch shows a template, robust to things lying on it (a sand marker, a pawn
+    cover part of a tile): the template is cut into ``BLOCKS`` x ``BLOCKS`` blocks, each
+    block's normalised cross-correlation with the patch (gradient channels plus
+    ``COLOUR_WEIGHT`` times colour channels, over ``1 + COLOUR_WEIGHT``) is taken, and the best
+    ``kept`` are averaged: the blocks an occluder spoils count for nothing, whichever label is
+    tried.
+
+    All four arrays are ``(h, w, 2) float32`` of one size (:func:`gradient_image`,
+    :func:`chroma_image`). Returns a float in -1..1."""
+    h, w = tpl_grad.shape[:2]
+    ys = np.linspace(0, h, blocks + 1).astype(int)
+    xs = np.linspace(0, w, blocks + 1).astype(int)
+    out = []
+    for i in range(blocks):
+        for j in range(blocks):
+            sl = (slice(ys[i], ys[i + 1]), slice(xs[j], xs[j + 1]))
+            g = _ncc(grad[sl], tpl_grad[sl])
+            c = _ncc(colour[sl], tpl_colour[sl])
+            out.append((g + COLOUR_WEIGHT * c) / (1.0 + COLOUR_WEIGHT))
+    return float(np.mean(sorted(out)[-kept:]))
+
+
+def correlate(image: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """Normalised cross-correlation of a multi-channel ``template`` ``(h, w, C) float32`` at
+    every place in ``image`` ``(H, W, C) float32``: the mean over channels of each channel's
+    ``cv2.matchTemplate(..., TM_CCOEFF_NORMED)`` (one channel at a time is several times faster
+    in OpenCV than all at once), ``(H - h + 1, W - w + 1) float32``."""
+    channels = template.shape[2] if template.ndim == 3 else 1
+    if channels == 1:
+        return cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
+    out = cv2.matchTemplate(np.ascontiguousarray(image[..., 0]), np.ascontiguousarray(template[..., 0]),
+                            cv2.TM_CCOEFF_NORMED)
+    for c in range(1, channels):
+        out += cv2.matchTemplate(np.ascontiguousarray(image[..., c]), np.ascontiguousarray(template[..., c]),
+                                 cv2.TM_CCOEFF_NORMED)
+    return out / channels
+
+
+#: the share of a template pair's pixels, where they differ most, that :meth:`ArtBank.contrast`
+#: compares; and the weight of that comparison in a score
+CONTRAST_SHARE, CONTRAST_WEIGHT = 0.2, 1.0
+
+
+def _patch(board: np.ndarray, origin_mm, centre_mm, shape) -> np.ndarray | None:
+    """The ``shape``-sized patch of a ``FINE_PPM`` board image centred on ``centre_mm``."""
+    th, tw = shape[:2]
+    u = int(round((centre_mm[0] - origin_mm[0]) * FINE_PPM - tw / 2))
+    v = int(round((centre_mm[1] - origin_mm[1]) * FINE_PPM - th / 2))
+    if u < 0 or v < 0 or v + th > board.shape[0] or u + tw > board.shape[1]:
+        return None
+    return board[v:v + th, u:u + tw]
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    a = a - a.mean()
+    b = b - b.mean()
+    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / den) if den > 1e-9 else 0.0
+
+
+def contrast(bank: "ArtBank", board: np.ndarray, origin_mm, matches: Sequence[Match]) -> dict[str, float]:
+    """Tell close labels apart where their pictures differ.
+
+    For every pair of ``matches`` (fine matches of different labels, e.g. ``wind_n_1`` and
+    ``wind_s_1``, whose pictures share most of their drawing), the ``CONTRAST_SHARE`` of
+    template pixels where the two gradient templates differ most (``|a - b|`` summed over x and
+    y, smoothed) is compared again with the board at each match's place; each label gains the
+    mean, over its pairs, of its correlation there less the other's, times
+    ``CONTRAST_WEIGHT``. Pairs whose templates differ in size are skipped.
+
+    Returns
+    -------
+    dict label -> float
+        The amount to add to each label's score (0 for a label without a comparable pair).
+    """
+    gains = {m.label: [] for m in matches}
+    for i, a in enumerate(matches):
+        ta = bank.templates[a.template].fine
+        pa = _patch(board, origin_mm, a.centre_mm, ta.shape)
+        for b in matches[i + 1:]:
+            tb = bank.templates[b.template].fine
+            pb = _patch(board, origin_mm, b.centre_mm, tb.shape)
+            if ta.shape != tb.shape or pa is None or pb is None:
+                continue
+            diff = cv2.GaussianBlur(np.abs(ta - tb).sum(axis=2), (0, 0), 1.5)
+            mask = diff >= np.quantile(diff, 1.0 - CONTRAST_SHARE)
+            d = _ncc(pa[mask], ta[mask]) - _ncc(pb[mask], tb[mask])
+            gains[a.label].append(d)
+            gains[b.label].append(-d)
+    return {lab: CONTRAST_WEIGHT * float(np.mean(v)) if v else 0.0 for lab, v in gains.items()}

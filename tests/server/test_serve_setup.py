@@ -1,0 +1,74 @@
+"""``assistant serve`` set-ups: a new random deal every game unless ``--seed`` is given, the
+players' choices on the command line, and Discovery Island on the example island."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.cli import build_parser
+from assistant.server.serve import open_session
+
+from .test_crash_resume import start
+
+
+def session_of(tmp_path, *argv):
+    args = build_parser().parse_args(["serve", *argv, "--record", str(tmp_path / "g.jsonl")])
+    return open_session(args)
+
+
+def hidden(session):
+    setup = session.header["setup"]
+    return json.dumps([setup.get(k) for k in ("layout", "storm_deck", "equipment_deck", "landing", "checkometer")])
+
+
+def test_each_game_gets_a_new_deal_unless_a_seed_is_given(tmp_path):
+    """The issue's probe found the launch pad at C5 in every game (seed 1 by default)."""
+    deals = {hidden(session_of(tmp_path / f"r{k}", "--game", "forbidden-desert", "--players", "2")) for k in range(3)}
+    assert len(deals) == 3
+    seeded = {hidden(session_of(tmp_path / f"s{k}", "--game", "forbidden-desert", "--seed", "5")) for k in range(2)}
+    assert len(seeded) == 1
+
+
+def test_adventurers_players_and_difficulty_are_chosen_on_the_command_line(tmp_path):
+    s = session_of(tmp_path, "--game", "forbidden-desert", "--adventurers", "navigator,climber,explorer",
+                   "--difficulty", "elite")
+    setup = s.header["setup"]
+    assert setup["players"] == ["navigator", "climber", "explorer"] and setup["difficulty"] == "elite"
+    assert s.seats == 3
+    assert session_of(tmp_path / "p", "--game", "scout-pennant", "--players", "5").seats == 5
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--game", "forbidden-desert", "--adventurers", "climber,wizard"], "unknown adventurer 'wizard'"),
+    (["--game", "forbidden-desert", "--adventurers", "climber,climber"], "named twice"),
+    (["--game", "forbidden-desert", "--players", "6"], "2 to 5"),
+    (["--game", "forbidden-desert", "--players", "3", "--adventurers", "climber,explorer"], "2 adventurers"),
+    (["--game", "scout-pennant", "--players", "1"], "2 to 6"),
+    (["--game", "discovery-island", "--players", "3"], "2 players"),
+    (["--game", "scout-pennant", "--difficulty", "elite"], "Forbidden Desert's choices"),
+    (["--game", "scout-pennant", "--setup", "x.json", "--seed", "2"], "--setup gives the set-up"),
+])
+def test_a_choice_the_game_does_not_have_is_named(tmp_path, argv, words):
+    with pytest.raises(ValueError, match=words):
+        session_of(tmp_path, *argv)
+    assert not (tmp_path / "g.jsonl").exists()
+
+
+def test_discovery_island_without_a_setup_starts_on_the_example_island(tmp_path):
+    """The issue: ``serve --game discovery-island`` ended in a traceback (random_setup() missing
+    'island'); it now serves the example island with random legal choices."""
+    proc, port = start("--game", "discovery-island", "--record", "di.jsonl", cwd=tmp_path)
+    try:
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/api/snapshot")
+        snap = json.loads(conn.getresponse().read())
+        assert snap["game"] == "discovery-island" and snap["seats"] == 2
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    header = json.loads((tmp_path / "di.jsonl").read_text().splitlines()[0])
+    assert header["setup"]["map"] == "example" and header["setup"]["checkometer"]["kind"] == "digital"

@@ -1,0 +1,168 @@
+"""Flat printed art read by matching pictures (assistant.vision.detectors.flat_art), the
+Forbidden Desert table read under the rules' counts (desert_flat) and what lies on a tile
+(desert_pieces): synthetic boards whose truth is known by construction."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.vision.detectors import desert_flat as D
+from assistant.vision.detectors import desert_pieces as P
+from assistant.vision.detectors.flat_art import (COARSE_PPM, FINE_PPM, ArtBank, Picture, chroma_image, coarse_image,
+                                                 contrast, flatten_piece, gradient_image, piece_outline)
+
+
+def _texture(seed: int, size: int = 160) -> np.ndarray:
+    """A picture with drawing at every scale (smoothed noise in colour), ``(size, size, 3) uint8``."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    img = np.zeros((size, size, 3), np.float32)
+    for sigma in (2.0, 6.0, 14.0):
+        img += cv2.GaussianBlur(rng.normal(0, 60, (size, size, 3)).astype(np.float32), (0, 0), sigma) * sigma / 6
+    return np.clip(img + 128, 0, 255).astype(np.uint8)
+
+
+def _board(pictures, places, size_mm=(160.0, 160.0), tile_mm=40.0, ppm=FINE_PPM, gain=1.0, offset=0.0):
+    """A rectified board at ``ppm`` with ``pictures`` laid at ``places`` ((x, y) mm, quarter
+    turns), lit by ``gain`` and ``offset``."""
+    import cv2
+
+    w, h = int(size_mm[0] * ppm), int(size_mm[1] * ppm)
+    board = np.full((h, w, 3), 200, np.uint8)
+    side = int(round(tile_mm * ppm))
+    for pic, ((x, y), turn) in zip(pictures, places):
+        img = np.rot90(cv2.resize(pic, (side, side), interpolation=cv2.INTER_AREA), -turn)
+        u, v = int(round(x * ppm - side / 2)), int(round(y * ppm - side / 2))
+        board[v:v + side, u:u + side] = img
+    return np.clip(board.astype(np.float32) * gain + offset, 0, 255).astype(np.uint8)
+
+
+def test_a_picture_is_found_where_it_lies_and_turned_as_it_lies():
+    pics = [Picture(f"p{i}", f"p{i}", _texture(i), 4.0) for i in range(3)]
+    bank = ArtBank(pics, (40.0, 40.0))
+    board = _board([pics[1].image], [((75.0, 82.0), 3)], gain=0.6, offset=30.0)     # darker, a cast of grey
+    coarse = bank.coarse(coarse_image(_board([pics[1].image], [((75.0, 82.0), 3)], ppm=COARSE_PPM, gain=0.6,
+                                             offset=30.0), COARSE_PPM), (0.0, 0.0), {"cell": (80.0, 80.0, 12.0)})
+    best = max(coarse["cell"].values(), key=lambda m: m.score)
+    assert best.label == "p1" and bank.templates[best.template].turn == 3
+    fine = bank.fine(gradient_image(board, FINE_PPM), chroma_image(board, FINE_PPM), (0.0, 0.0), [best])
+    assert abs(fine["p1"].centre_mm[0] - 75.0) <= 1.0 and abs(fine["p1"].centre_mm[1] - 82.0) <= 1.0
+    assert fine["p1"].score > 0.8
+
+
+def test_contrast_tells_apart_pictures_that_differ_in_one_corner():
+    base = _texture(7)
+    other = base.copy()
+    other[:50, :50] = _texture(8)[:50, :50]
+    pics = [Picture("a", "a", base, 4.0), Picture("b", "b", other, 4.0)]
+    bank = ArtBank(pics, (40.0, 40.0), turns=(0,), blocks_kept=9)
+    board = _board([other], [((80.0, 80.0), 0)])
+    grad, col = gradient_image(board, FINE_PPM), chroma_image(board, FINE_PPM)
+    found = bank.coarse(coarse_image(_board([other], [((80.0, 80.0), 0)], ppm=COARSE_PPM), COARSE_PPM), (0.0, 0.0),
+                        {0: (80.0, 80.0, 6.0)})[0]
+    fine = bank.fine(grad, col, (0.0, 0.0), found.values())
+    gain = contrast(bank, grad, (0.0, 0.0), list(fine.values()))
+    assert gain["b"] > 0.2 > -0.2 > gain["a"]
+
+
+def test_a_photo_is_flattened_to_its_outline_or_trimmed():
+    import cv2
+
+    card = _texture(3, 200)
+    photo = np.full((240, 230, 3), (30, 90, 140), np.uint8)        # a plain table around the card
+    photo[20:220, 15:215] = card
+    corners = piece_outline(photo)
+    assert corners is not None and np.abs(corners - [[15, 20], [215, 20], [215, 220], [15, 220]]).max() <= 6
+    flat, found = flatten_piece(photo, (50.0, 50.0), 4.0)
+    assert found and flat.shape == (200, 200, 3)
+    assert cv2.matchTemplate(flat, card[10:190, 10:190], cv2.TM_CCOEFF_NORMED).max() > 0.8
+    assert piece_outline(card) is None                               # the piece fills the photo: trimmed
+
+
+def _scores(best: float, labels: dict[str, float], empty: float = 0.0) -> D.CellScores:
+    from assistant.vision.detectors.flat_art import Match
+
+    return D.CellScores({k: Match(k, v, 0, (0.0, 0.0)) for k, v in labels.items()}, {}, {}, best, empty)
+
+
+def test_the_table_has_exactly_one_storm_cell_and_each_tile_once():
+    """Every cell looks most like a dune back, one a little more like the crash site's back and
+    one bare: the joint reading keeps 20 dune backs at most and one storm (rules §1.2, §3.1)."""
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    scores = {cell: _scores(0.8, {"dune_back": 0.8, "water_back": 0.7, "crash_site_back": 0.6}) for cell in cells}
+    scores[(2, 2)] = _scores(0.2, {"dune_back": 0.2}, empty=1.0)
+    reads = D.table_readings(scores)
+    labels = [r.label for r in reads.values()]
+    assert labels.count("storm") == 1 and reads[(2, 2)].label == "storm"
+    assert labels.count("dune_back") == 20 and labels.count("water_back") == 3 and labels.count("crash_site_back") == 1
+    # which four are not dune backs the pictures cannot tell: none of them is sure
+    assert all(r.confidence < 0.9 for r in reads.values() if r.label != "storm")
+
+
+def test_a_blank_frame_reads_unknown_everywhere():
+    """Nothing fits anywhere (a black frame with corners given): no storm, no tile, no confidence."""
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    reads = D.table_readings({cell: _scores(0.05, {"gear": 0.05}) for cell in cells})
+    assert {r.label for r in reads.values()} == {"unknown"} and max(r.confidence for r in reads.values()) == 0.0
+
+
+def test_the_photometric_fit_ignores_what_lies_on_the_tile():
+    rng = np.random.default_rng(0)
+    pred = rng.uniform(20, 230, (60, 60, 3)).astype(np.float32)
+    crop = pred * np.float32([0.7, 0.9, 1.2]) + np.float32([10, -5, 3]) + rng.normal(0, 2, pred.shape).astype(np.float32)
+    crop[15:45, 15:45] = 250.0                                       # a marker over a quarter of the tile
+    mask = np.ones((60, 60), bool)
+    gain, offset, inliers, noise = P.photometric_fit(crop, pred, mask)
+    assert np.allclose(gain, [0.7, 0.9, 1.2], atol=0.03) and np.allclose(offset, [10, -5, 3], atol=3)
+    assert not inliers[20:40, 20:40].any() and noise < 6
+
+
+def test_piece_models_round_trip_and_refuse_a_foreign_file(tmp_path):
+    from assistant.vision.detectors import forbidden_desert as fd
+
+    model = fd.shipped_blobs()
+    model.save(tmp_path / "b.npz")
+    back = P.PieceBlobs.load(tmp_path / "b.npz")
+    feats = np.zeros((2, P.BLOB_FEATURES), np.float32)
+    assert np.allclose(back.predict(feats), model.predict(feats))
+    assert back.part_colours.keys() == model.part_colours.keys()
+    np.savez(tmp_path / "x.npz", w1=np.zeros(3))
+    with pytest.raises(ValueError):
+        P.PieceBlobs.load(tmp_path / "x.npz")
+
+
+def test_tiles_pushed_20_mm_off_their_cells_read_as_well_as_centred_ones():
+    """A rendered own-art table with every tile 20 mm off its cell's centre (some a whole row
+    pushed after a storm slide): faces and backs read as on a tidy table."""
+    import math
+    import random
+
+    from assistant.vision.detectors import forbidden_desert as fd
+    from assistant.vision.detectors import synth
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.render.camera import look_at_mat
+    from assistant.vision.render.desert import ProceduralArt
+    from assistant.vision.render.renderer import Renderer
+
+    det = fd.teach()
+    layout = mat_layout("forbidden-desert")
+    rng = random.Random(4)
+    wrong = total = 0
+    for view in range(2):
+        scene = synth.random_scene(rng, ProceduralArt(), layout, part_rate=0.0)
+        for piece in [p for p in scene.flats if p.kind == "tile"]:
+            a = rng.uniform(0, 2 * math.pi) if view == 0 else 0.0       # view 1: every row pushed east
+            scene = scene.move(piece.piece_id, (piece.center_mm[0] + 20 * math.cos(a), piece.center_mm[1] + 20 * math.sin(a)))
+            for sand in [p for p in scene.flats if p.kind == "sand" and abs(p.center_mm[0] - piece.center_mm[0]) < 10
+                         and abs(p.center_mm[1] - piece.center_mm[1]) < 10]:
+                scene = scene.move(sand.piece_id, (sand.center_mm[0] + 20 * math.cos(a), sand.center_mm[1] + 20 * math.sin(a)))
+        cam = look_at_mat(layout.outline_mm(), (1280, 720), 55.0, 15.0, 30.0 * view, 0.0, dist=synth.NO_DIST)
+        frame = Renderer(cam).render(scene, seed=view).image
+        truth = fd.truth_of(scene)
+        faces, _scores = det.read_flat(frame, cam.homography(), None, False)
+        for slot, reading in faces.items():
+            total += 1
+            wrong += reading.label != truth[slot]
+    assert total == 50 and wrong == 0, f"{wrong} of {total}"
