@@ -138,8 +138,11 @@ class BoardWatcher:
         small = rectify(image, track.homography, self.layout, self.px_per_mm, self.region)
         gate = self.gate.update(small, index, t, hold=self.tracker.hidden,
                                 inside=self._in_view(track.homography, image.shape[:2]))
-        if gate.state == "settling" and self._last_gate_state == "moving":
-            self.tracker.request()                 # the scene just settled: was the board bumped?
+        if gate.state == "settling":
+            # the scene is settling: was the board bumped? And the frames the gate is about to
+            # compare (its next reference among them) are rectified with their own fit, so a
+            # camera that shakes does not put the reference a few pixels off the cells
+            self.tracker.request()
         self._last_gate_state = gate.state
         status = "occluded" if track.status == "occluded" and gate.state != "still" else gate.state
         return WatchOutput(index, t, track, gate, status, small)
