@@ -327,7 +327,13 @@ class MotionGate:
         strong = (residual > p.change_threshold) | (chroma > p.chroma_threshold)
         anything = strong
         if aligned:
-            detail, textured = structure_change(self._detail(ref), self._detail(cur), grid.shape)
+            ref_detail = self._detail(ref)
+            if cur.inside is not ref.inside and cv2.countNonZero(cv2.subtract(ref.inside, cur.inside)):
+                # the aligned picture sees less than the reference (a shake moved part of the board
+                # out of view): the reference's detail is taken over the same view, or its edge of
+                # the view (the table beyond, a border) is a change of detail the other lacks
+                ref_detail = structure(ref.image, self.px_per_mm, cur.inside)
+            detail, textured = structure_change(ref_detail, self._detail(cur), grid.shape)
             detail = np.where(view.visible, detail, 0.0)
             lit = textured & (detail < p.same_detail) & (residual < p.shadow_residual)
             strong = (chroma > p.chroma_threshold) | ((residual > p.change_threshold) & ~lit)
