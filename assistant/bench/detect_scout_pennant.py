@@ -284,6 +284,9 @@ class MoveResult:
     wrong_commit: bool
     latency_s: float | None
     compute_s: float
+    #: the latency's video-time part alone (frames from the last arm frame to the commit's frame
+    #: over the frame rate, s): what the gate and the tracker wait for, whatever the machine's load
+    delay_s: float | None = None
 
 
 @dataclass
@@ -369,17 +372,18 @@ class TableRun:
         correct = (position_key(self.tracker.state) == position_key(target)
                    and all(v.kind in ("commit", "nothing") for v in verdicts) and bool(commits))
         wrong = any(v.kind == "commit" for v in verdicts) and position_key(self.tracker.state) != position_key(target)
-        latency = None
+        latency = delay = None
         if commits and self.arm_frames:
             i = max(k for k, v in enumerate(verdicts) if v.kind == "commit")
             if frames[i] > self.arm_frames[-1]:
-                latency = (frames[i] - self.arm_frames[-1]) / self.fps + compute[i]
+                delay = (frames[i] - self.arm_frames[-1]) / self.fps
+                latency = delay + compute[i]
         if position_key(self.tracker.state) != position_key(target):
             self.tracker.state = target                  # the players answer the question on the tablet
             self.tracker.pending = set()
         self.state, self.table = target, table
         return MoveResult(len(after_states), [e for v in verdicts for e in v.events], verdicts, correct, wrong, latency,
-                          sum(compute))
+                          sum(compute), delay)
 
     def tablet(self, event) -> None:
         """An event entered on the tablet (pass, roll)."""

@@ -193,7 +193,9 @@ def test_rendered_moves_merge_take_split_build_enter_are_committed():
         result = run.move([apply(run.state, obj)], rng=rng)
         assert result.correct, (obj, [(v.kind, v.message) for v in result.verdicts])
         assert result.events == [event]
-        assert result.latency_s is not None and result.latency_s < 1.0
+        # the video time from the last arm frame to the commit; the compute time on top of it is
+        # the benchmark's to measure (assistant bench detect), not a timed test's
+        assert result.delay_s is not None and result.delay_s < 1.0
 
 
 def test_rendered_illegal_fire_is_named_with_its_reason_and_cells():
