@@ -125,7 +125,7 @@ def planck_rgb(kelvin: float) -> np.ndarray:
     linear sRGB with the IEC 61966-2-1 matrix.
 
     >>> planck_rgb(6500).round(2).tolist()
-    [1.04, 1.0, 1.0]
+    [1.05, 1.0, 1.06]
     """
     t = float(np.clip(kelvin, 1667.0, 25000.0))
     if t <= 4000:
