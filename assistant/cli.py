@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_demo_command(sub)                 # assistant demo [--game G] [--headless]
 
     add_serve_command(sub)                # assistant serve --game G | --resume RECORD [--source S] [--host] [--port]
+    from .replay import add_replay_command
+
+    add_replay_command(sub)               # assistant replay SOURCE --game G --setup RECORD [--tablet E] [-o RECORD]
     from .leds.cli import add_leds_command
 
     add_leds_command(sub)                 # assistant leds test [--port P] --layout L [--backend adalight|wled]

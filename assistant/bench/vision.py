@@ -9,7 +9,9 @@ one thread):
   tilts 0-35 degrees and in-plane rotations all round (target: <= 1 px), per game mat, and
   under daylight, a warm lamp, a cool ceiling light and a point light (field report F3);
 - memory: resident set size over 10,000 frames of the idle path (peak RSS, and growth
-  between frame 1,000 and the end).
+  between frame 1,000 and the end);
+- the motion gate on real footage (the Go sequences and the chess photographs beside the
+  repository, when present) and its latency on rendered moves (:mod:`.gate`).
 """
 
 from __future__ import annotations
@@ -141,6 +143,9 @@ def run(seconds: float = 5.0, seed: int = 1, figures=None) -> int:
         print(f"  forbidden-desert under {name}: {len(errors)} views, mean {statistics.mean(errors):.3f} px, "
               f"max {max(errors):.3f} px, {failures} failed")
     print(f"  worst view: {worst:.3f} px (target <= 1 px per view mean: {'met' if worst <= 1.0 else 'MISSED'})")
+    from .gate import run as gate_figures
+
+    gate_figures()
     at_1000, end, peak = memory_run()
     print(f"memory over 10,000 frames at 1280x720: RSS {at_1000:.0f} MB after 1,000 frames, {end:.0f} MB at the end "
           f"(growth {end - at_1000:+.1f} MB), peak {peak:.0f} MB")

@@ -123,8 +123,8 @@ class LiveTable:
         ``loop_of(state) -> live loop`` (see :func:`make_loop`), called at the start and after
         an undo.
     fps : float
-        Frame rate of the source (a file is read as fast as it decodes; its frame times are
-        index / fps).
+        Frame rate of the source (a file is read as fast as it decodes); the live loop gets each
+        frame's own time stamp (a file's index / fps, a camera's arrival time).
     before_frame : callable, optional
         Called with each frame's index before it is processed (a recording's tablet entries).
 
@@ -262,7 +262,8 @@ class LiveTable:
             self.before_frame(index)
         self._sync()
         started = time.perf_counter()
-        step = self.loop.process(frame.image, index, index / self.fps)
+        # the frame's own time: a file's index / fps, a camera's arrival time (frames may be skipped)
+        step = self.loop.process(frame.image, index, frame.t)
         self.status = step.watch.status
         verdict = step.verdict
         if verdict is None and self.session.reread and step.watch.status == "still" and step.watch.track.ok:

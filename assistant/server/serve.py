@@ -150,7 +150,8 @@ def _camera(args: argparse.Namespace, session: Session):
     from .camera import CameraPanel
     from .live import LiveTable, make_loop
 
-    source = open_source(args.source)
+    source = open_source(args.source, args.fps)
+    rate = source.fps                   # a video's own, an image folder's --fps, a camera's measured
     undistort, camera_matrix = None, None
     if args.calibration:
         from ..vision.calibration_io import Undistorter, load_calibration
@@ -160,9 +161,9 @@ def _camera(args: argparse.Namespace, session: Session):
     if session.game.id == "forbidden-desert" and not (args.model and camera_matrix is not None):
         print("serve: the camera panel only: Forbidden Desert's live tracking needs --model (assistant teach "
               "--slot table) and --calibration; enter moves on the tablets.", file=sys.stderr)
-        return CameraPanel(source, session.game.id, args.fps).start()
-    return LiveTable(session, source, lambda state: make_loop(session.game.id, state, args.model, args.fps,
-                                                              camera_matrix, undistort), args.fps).start()
+        return CameraPanel(source, session.game.id, rate).start()
+    return LiveTable(session, source, lambda state: make_loop(session.game.id, state, args.model, rate,
+                                                              camera_matrix, undistort), rate).start()
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -266,7 +267,8 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--source", help="camera index, video file, image folder or stream URL: the camera follows the game")
     p.add_argument("--model", help="the game's taught detector folder (Forbidden Desert: required for live tracking)")
     p.add_argument("--calibration", help="camera calibration YAML (assistant calibrate camera)")
-    p.add_argument("--fps", type=float, default=30.0, help="frame rate of the source (frames/s)")
+    p.add_argument("--fps", type=float, help="frames per second of an image folder (default 30) or a video file "
+                                            "(default: its own); a camera's is measured")
     p.add_argument("--leds", metavar="PORT", help="the LED board: a serial port or URL (loop://, socket://...), "
                                                   "or 'auto' to find it by USB id; it may be plugged in later")
     p.add_argument("--led-layout", help="cell -> LED layout file (default: the bundled one of the game)")

@@ -22,6 +22,10 @@ from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import Reading, Verdict
 from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
 
+#: still frames before the gate compares (its default is 3): the pawns are read from their mean,
+#: the first left out (four frames: half the noise of one)
+STILL_FRAMES = 5
+
 
 @dataclass
 class Step:
@@ -48,9 +52,10 @@ class LiveDesert:
     def __init__(self, detector, tracker: ForbiddenDesertTracker, fps: float, camera_matrix: np.ndarray,
                  undistort=None):
         self.detector, self.tracker = detector, tracker
-        # pawns stand: a pale one on a pale tile changes only a few blocks of the gate's view
+        # pawns stand: a pale one on a pale tile changes only a few blocks of the gate's view; and
+        # the detector reads them from the mean of the still frames: the gate waits for STILL_FRAMES
         self.watcher = BoardWatcher(detector.layout, fps, undistort=undistort,
-                                    params=GateParams(faint_blocks=FAINT_CHANGE_BLOCKS))
+                                    params=GateParams(faint_blocks=FAINT_CHANGE_BLOCKS, still_frames=STILL_FRAMES))
         self.camera_matrix = np.asarray(camera_matrix, np.float64)
         self.undistort = undistort
         self.reference: tuple | None = None
@@ -68,10 +73,14 @@ class LiveDesert:
         """Run one frame ``(H, W, 3) uint8`` BGR; a verdict comes after each stable change."""
         frame = self.undistort(image) if self.undistort is not None else image
         out = self.watcher.process(image, index, t)
-        if (out.gate is None or not out.track.ok or out.track.bumped or out.status == "occluded"
-                or out.gate.motion > self.watcher.gate.params.motion_fraction):
-            # something moved, or may lie across the board unseen: the still window starts again
+        if out.gate is None or not out.track.ok or out.track.bumped or out.status == "occluded":
+            # the board moved, or something may lie across it unseen: the still window starts again
             self.still.restart()
+        elif out.gate.moved:
+            # something moved: this frame is the first of the next still picture (and, as the
+            # first after motion, left out of the mean)
+            self.still.restart()
+            self.still.add(frame)
         else:
             self.still.add(frame)
         if out.track.ok and self.reference is None and out.status == "still" and self.still.count:

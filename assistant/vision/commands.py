@@ -76,7 +76,7 @@ def _find_mat(source, grid: tuple[int, int]):
 
 def _cmd_watch(args: argparse.Namespace) -> int:
     try:
-        source = open_source(args.source)
+        source = open_source(args.source, args.fps)
     except SourceError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -106,7 +106,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
             out = watcher.process(frame.image, frame.index, frame.t)
             event = out.gate.event if out.gate else None
             if args.json:
-                if event is not None and event.changed:
+                if event is not None and (event.changed or event.unsure):
                     print(json.dumps(event.to_json()), flush=True)
                 continue
             if out.track.bumped:
@@ -157,6 +157,10 @@ def add_commands(subparsers, print_parsers) -> None:
     watch.add_argument("--corners", type=parse_corners,
                        help="x,y of the grid's top-left, top-right, bottom-right, bottom-left corners (pixels)")
     watch.add_argument("--calibration", help="camera calibration YAML from `assistant calibrate camera` (undistorts frames)")
+    watch.add_argument("--fps", type=float,
+                       help="frames per second of an image folder (default 30) or a video file (default: its own); "
+                            "a camera's is measured")
     watch.add_argument("--json", action="store_true",
-                       help='one JSON line per stable change: {"frame": N, "t": s, "changed": [[row, col], ...]}')
+                       help='one JSON line per stable change: {"frame": N, "t": s, "changed": [[row, col], ...]}, '
+                            'with "unsure": [[row, col], ...] when some cells are')
     watch.set_defaults(func=_cmd_watch)

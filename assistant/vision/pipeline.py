@@ -14,12 +14,18 @@ import cv2
 import numpy as np
 
 from .mats import MatLayout, grid_mat
+from .lean import LeanModel, camera_pose
 from .motion import GateOutput, GateParams, MotionGate
 from .rectify import rectify
 from .registration import BoardTracker, TrackState
 
 SMALL_PX_PER_MM = 1.0
 MANUAL_RING = 0.1       #: ring around a clicked grid watched for arms, as a share of its size
+#: the tallest standing piece of each game's mat, mm (games not listed have flat pieces only)
+STANDING_PIECE_MM = {"forbidden-desert": 35.0}
+#: on a bare grid (``assistant watch --corners``), standing pieces up to this many cells tall (a
+#: chess king is about 1.7 squares)
+GRID_PIECE_CELLS = 1.7
 
 
 @dataclass(frozen=True)
@@ -64,14 +70,22 @@ class BoardWatcher:
     undistort : callable, optional
         Applied to every frame first, e.g. an :class:`~.calibration_io.Undistorter` built from
         ``calibration/camera.yaml`` (precomputed maps; cheap lenses bend the image corners by
-        40-50 px, which no homography can fix).
+        40-50 px, which no homography can fix); its ``new_camera_matrix`` gives the intrinsics
+        for where standing pieces lean (:mod:`.lean`).
+    piece_height_mm : float, optional
+        The tallest standing piece, mat mm (0: flat pieces only); by default the game's
+        (:data:`STANDING_PIECE_MM`), or :data:`GRID_PIECE_CELLS` cells on a bare grid.
     """
 
     def __init__(self, layout: MatLayout, fps: float, manual_corners: np.ndarray | None = None,
                  search_every: int = 10, params: GateParams | None = None, px_per_mm: float = SMALL_PX_PER_MM,
-                 undistort=None):
+                 undistort=None, piece_height_mm: float | None = None):
         self.layout = layout
         self.undistort = undistort
+        if piece_height_mm is None:
+            piece_height_mm = (GRID_PIECE_CELLS * layout.cell_pitch_mm if layout.game == "grid"
+                               else STANDING_PIECE_MM.get(layout.game, 0.0))
+        self.piece_height_mm = piece_height_mm
         self.tracker = BoardTracker(layout, search_every, manual_corners)
         if manual_corners is not None:
             x0, y0, x1, y1 = layout.play_area_mm
@@ -84,17 +98,33 @@ class BoardWatcher:
         self.px_per_mm = px_per_mm
         self.gate = MotionGate(layout, px_per_mm, self.region, fps, margin, params)
         self._last_gate_state = "starting"
-        self._visible_key = None
-        self._visible_mask = None
+        self._inside_key = None
+        self._inside = None
 
-    def _visible(self, homography: np.ndarray, frame_hw: tuple[int, int]) -> np.ndarray:
-        """Gate blocks inside the camera frame, recomputed only when the homography changes."""
+    def _in_view(self, homography: np.ndarray, frame_hw: tuple[int, int]) -> np.ndarray | None:
+        """Rectified pixels inside the camera frame ``(h, w) uint8`` (255 in view), or None when
+        all are; recomputed only when the homography changes."""
         key = (homography.tobytes(), frame_hw)
-        if self._visible_key != key:
+        if self._inside_key != key:
             inside = rectify(np.full(frame_hw, 255, np.uint8), homography, self.layout, self.px_per_mm, self.region,
                              interpolation=cv2.INTER_NEAREST)
-            self._visible_mask, self._visible_key = self.gate.visible_blocks(inside), key
-        return self._visible_mask
+            # the frame's own border row is half board, half black after interpolation: leave it out
+            inside = cv2.erode(inside, np.ones((3, 3), np.uint8))
+            self._inside, self._inside_key = (None if inside.all() else inside), key
+            self.gate.lean = self._lean(homography, frame_hw)
+        return self._inside
+
+    def _lean(self, homography: np.ndarray, frame_hw: tuple[int, int]) -> LeanModel | None:
+        """Where standing pieces lean under this registration (None for flat pieces, or when
+        the camera's pose cannot be had from it)."""
+        if self.piece_height_mm <= 0:
+            return None
+        matrix = getattr(self.undistort, "new_camera_matrix", None)
+        try:
+            nadir, height = camera_pose(homography, (frame_hw[1], frame_hw[0]), matrix)
+        except ValueError:
+            return None
+        return LeanModel(self.layout, self.gate.blocks, self.region, nadir, height, self.piece_height_mm)
 
     def process(self, image: np.ndarray, index: int, t: float) -> WatchOutput:
         """Run one frame ``(H, W, 3) uint8`` BGR through the idle path."""
@@ -107,9 +137,12 @@ class BoardWatcher:
             self.gate.note_bump()
         small = rectify(image, track.homography, self.layout, self.px_per_mm, self.region)
         gate = self.gate.update(small, index, t, hold=self.tracker.hidden,
-                                visible=self._visible(track.homography, image.shape[:2]))
-        if gate.state == "settling" and self._last_gate_state == "moving":
-            self.tracker.request()                 # the scene just settled: was the board bumped?
+                                inside=self._in_view(track.homography, image.shape[:2]))
+        if gate.state == "settling":
+            # the scene is settling: was the board bumped? And the frames the gate is about to
+            # compare (its next reference among them) are rectified with their own fit, so a
+            # camera that shakes does not put the reference a few pixels off the cells
+            self.tracker.request()
         self._last_gate_state = gate.state
         status = "occluded" if track.status == "occluded" and gate.state != "still" else gate.state
         return WatchOutput(index, t, track, gate, status, small)

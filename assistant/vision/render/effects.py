@@ -247,3 +247,37 @@ def jpeg(img: np.ndarray, quality: int = 80) -> np.ndarray:
     if not ok:
         raise ValueError("JPEG encoding failed")
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def sweeping_shadow(img: np.ndarray, t: float, period_s: float = 1.2, strength: float = 0.45,
+                    width: float = 0.4) -> np.ndarray:
+    """A person's soft shadow sweeping across the picture: a blurred tall ellipse ``width`` of the
+    picture wide, its centre crossing from left to right every ``period_s`` seconds (at time
+    ``t``, seconds), darkening by up to ``strength`` (the body of the shadow; its edge is soft,
+    Gaussian sigma 5 % of the picture's width)."""
+    h, w = img.shape[:2]
+    phase = (t % period_s) / period_s
+    mask = np.zeros((h, w), np.float32)
+    cx = int((-0.3 + 1.6 * phase) * w)
+    cv2.ellipse(mask, (cx, h // 2), (int(0.5 * width * w), int(0.7 * h)), 15.0, 0, 360, 1.0, -1)
+    return soft_shadow(img, mask, strength, 0.05 * w)
+
+
+def exposure_swing(img: np.ndarray, index: int, t: float, amplitude: float = 0.25, period_s: float = 1.7,
+                   codec_step: float = 1.5, codec_frames: int = 12) -> np.ndarray:
+    """What a webcam's auto exposure and codec do to a still picture at frame ``index``, time
+    ``t`` (s): a gain swinging by ``+-amplitude`` (period ``period_s``), plus a ``codec_step``
+    grey-level brightness step switching on and off every ``codec_frames`` frames."""
+    gain = 1.0 + amplitude * math.sin(2 * math.pi * t / period_s)
+    step = codec_step * ((index // codec_frames) % 2)
+    f = img.astype(np.float32) * np.float32(gain) + np.float32(step)
+    return _to_u8(f) if img.dtype == np.uint8 else f
+
+
+def camera_shake(img: np.ndarray, seed, low_px: float = 1.0, high_px: float = 10.0) -> np.ndarray:
+    """The picture shifted by ``low_px``-``high_px`` pixels in a random direction (a camera on a
+    wobbly mount; the border is replicated)."""
+    rng = _rng(seed)
+    a, r = rng.uniform(0, 2 * math.pi), rng.uniform(low_px, high_px)
+    m = np.float32([[1, 0, r * math.cos(a)], [0, 1, r * math.sin(a)]])
+    return cv2.warpAffine(img, m, img.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
