@@ -330,15 +330,17 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None
     # a channel clipped in both pictures (glare, overexposure) says nothing; clipped in one only,
     # it still bounds the ratio: a block that was clipped white and is now darker than the light
     # explains (an arm over a white margin) has changed; so has one now clipped that was darker.
-    # The light there is the board's median: a clipped neighbourhood's own ratios are bounds too
+    # The light there is the smooth light of the unclipped board (:func:`smooth_light`): a clipped
+    # neighbourhood's own ratios are bounds too, and a lamp's fall-off towards a white margin is
+    # no arm
     ref_clip, cur_clip = ref[..., 3:] >= 0.1, cur[..., 3:] >= 0.1
     usable = ~ref_clip & ~cur_clip
     inside = view.visible if view is not None else np.ones(ratio.shape[:2], bool)
     usable_all = usable[..., 0] & usable[..., 1] & usable[..., 2]
     pool = usable_all & inside
-    overall = np.median(ratio[..., :3][pool], axis=0) if pool.any() else np.zeros(3, np.float32)
-    one_sided = np.where(ref_clip & ~cur_clip, np.maximum(0.0, overall - ratio[..., :3]),
-                         np.where(cur_clip & ~ref_clip, np.maximum(0.0, ratio[..., :3] - overall), 0.0))
+    expected = smooth_light(ratio[..., :3], pool)
+    one_sided = np.where(ref_clip & ~cur_clip, np.maximum(0.0, expected - ratio[..., :3]),
+                         np.where(cur_clip & ~ref_clip, np.maximum(0.0, ratio[..., :3] - expected), 0.0))
     residual = _most(np.where(usable, diff[..., :3], one_sided))
     chroma = np.where(usable_all, _most(diff[..., 3:]), 0.0)
     # glare: a block clipped in every channel in one picture, whose clipping changed more than the
@@ -357,6 +359,59 @@ def residuals(ref: np.ndarray, cur: np.ndarray, k: int, view: View | None = None
     spread = _most(np.abs(gain - np.median(gain, axis=0)))
     return (residual.astype(np.float32), chroma.astype(np.float32), glare,
             bool(np.percentile(spread, 75) > 0.08))
+
+
+#: smallest number of unclipped blocks a quadratic light field is fitted on (fewer: the median)
+SMOOTH_MIN_BLOCKS = 60
+SMOOTH_OUTLIER = 0.1        #: blocks further than this (log ratio) from the first fit are left out of the second
+
+
+def smooth_light(ratio: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """The light's log gain as a smooth field over the whole board: a quadratic in the block
+    coordinates, fitted by least squares to the log ratios of the ``pool`` blocks, then again
+    without the blocks further than :data:`SMOOTH_OUTLIER` from the first fit (pieces, a hand).
+
+    A lamp, a warmer white balance or a cloud multiply the board by a gain that varies slowly
+    (von Kries; a lamp's pool falls off over the whole mat), so the field extends from the
+    unclipped board to its clipped white margins; an arm over a margin is a local step off it.
+    Its values are kept within the range the pool shows, so the fit is never extrapolated far.
+
+    Parameters
+    ----------
+    ratio : (bh, bw, c) float32
+        Log ratios of the block means (current over reference), per channel.
+    pool : (bh, bw) bool
+        Blocks whose ratios are measured (in view, clipped in neither picture).
+
+    Returns
+    -------
+    (bh, bw, c) float32
+        The fitted log gain; the pool's median everywhere when it has fewer than
+        :data:`SMOOTH_MIN_BLOCKS` blocks; zeros when it is empty.
+    """
+    h, w, c = ratio.shape
+    n = int(np.count_nonzero(pool))
+    if n == 0:
+        return np.zeros((h, w, c), np.float32)
+    values = ratio[pool]
+    median = np.median(values, axis=0)
+    if n < SMOOTH_MIN_BLOCKS:
+        return np.broadcast_to(median.astype(np.float32), (h, w, c)).copy()
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    ys, xs = 2 * ys / max(1, h - 1) - 1, 2 * xs / max(1, w - 1) - 1
+    design = np.dstack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys])
+    a, step = design[pool], max(1, n // 3000)
+    a, b = a[::step], values[::step]
+    keep = np.ones(len(a), bool)
+    for _ in range(2):
+        coef = np.linalg.lstsq(a[keep], b[keep], rcond=None)[0]
+        off = np.abs(a @ coef - b).max(axis=1)
+        keep = off <= SMOOTH_OUTLIER
+        if keep.sum() < SMOOTH_MIN_BLOCKS:
+            return np.broadcast_to(median.astype(np.float32), (h, w, c)).copy()
+    field = design.reshape(-1, 6) @ coef
+    field = np.clip(field, values.min(axis=0), values.max(axis=0))
+    return field.reshape(h, w, c).astype(np.float32)
 
 
 _OPEN = cv2.getStructuringElement(cv2.MORPH_RECT, (2, 2))
