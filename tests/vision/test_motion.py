@@ -175,3 +175,15 @@ def test_a_faint_change_makes_its_cell_unsure_and_a_speck_nothing():
     assert speck is None
     sure, key = _gate_event(20.0)
     assert sure is not None and sure.changed == [key]
+
+
+def test_a_warm_lamp_switched_on_over_a_still_board_is_light_and_the_gate_settles(scene):
+    """F3: a warm lamp switched on over the whole board (its pool falling off towards the mat's
+    margins) is light, not an arm: the gate takes a new still picture within half a second and
+    reports the next move, exactly its cells (the bundled Scout Pennant recording stayed
+    "occluded" after its lamp, issue 16)."""
+    steps = [Hold(12), SetLight(WARM_LAMP), Hold(20), Reach((3, 1), excavate(scene, (3, 1)), dwell_frames=6),
+             Hold(15)]
+    events, truth, outs = run(steps, scene)
+    assert [o.status for o in outs[12 + 15:12 + 20]] == ["still"] * 5
+    assert [e.changed for e in events if e.changed] == [sorted(cells_of(truth))]
