@@ -166,7 +166,8 @@ def snapshot(session: "Session", role: Role) -> dict[str, Any]:
         ``seat``, ``seats``, ``result``, ``to_move``, ``view`` (the game's view for that seat;
         the public one for the table and the referee), ``board_svg`` drawn from that view,
         ``recent`` (the last events as that seat may see them), ``events``, ``can_undo``,
-        ``notices`` (:func:`notices`), ``devices`` and, for the referee only, ``tablets``
+        ``notices`` (:func:`notices`), ``devices``, ``names`` (the players' names, public, or
+        ``None``) and, for the referee only, ``tablets``
         (open live views by role: ``public``, ``referee``, ``player 1``...).
     """
     from .session import RECENT
@@ -186,8 +187,48 @@ def snapshot(session: "Session", role: Role) -> dict[str, Any]:
         "board_svg": game.board_svg(session.state, view), "recent": recent,
         "events": len(session.applied), "can_undo": session.can_undo(role),
         "notices": notices(session, role), "devices": dict(session.devices),
+        "names": session.header.get("names"),
     }
     if role == "referee":
         out["tablets"] = {("public" if r is None else r if r == "referee" else _who(r)): n
                           for r, n in sorted(session.tablets.items(), key=lambda kv: str(kv[0])) if n}
     return out
+
+
+def lobby(lobby: Any, role: Role) -> dict[str, Any]:
+    """What ``role`` is told about the server's table between games (``/api/lobby``).
+
+    Returns
+    -------
+    dict
+        ``state`` (``none``: no game yet; ``choosing``: a Discovery Island game waits for the
+        players' secret choices; ``playing``), ``revision``, ``role`` and, for a game or draft,
+        ``game``, ``title``, ``seats``, ``names`` and (while choosing) ``chosen``: whether each
+        seat has chosen, as everyone at the table sees. A seat also gets the choice form's
+        ``options`` and ``mine``: its own choices, or ``None``. Nobody, the referee included,
+        is told another player's choices: they reach the referee only in the record, once the
+        game has started.
+    """
+    from . import newgame
+
+    out: dict[str, Any] = {"state": "none", "revision": lobby.revision,
+                           "role": "referee" if role == "referee" else ("public" if role is None else "player"),
+                           "seat": role if isinstance(role, int) else None}
+    session, draft = lobby.session, lobby.draft
+    if session is not None:
+        out.update(state="playing", game=session.game.id, title=session.game.title, seats=session.seats,
+                   names=session.header.get("names"), result=session.game.result(session.state))
+    elif draft is not None:
+        game = draft.game
+        out.update(state="choosing", game=game.game_id, title=session_title(game.game_id), seats=game.seats,
+                   names=list(game.names), chosen=[seat in draft.choices for seat in range(game.seats)])
+        if isinstance(role, int):
+            out.update(options=newgame.choice_options(game), mine=draft.choices.get(role))
+    return out
+
+
+def session_title(game_id: str) -> str:
+    """The title of ``game_id`` (``Forbidden Desert``...)."""
+    from ..games import get_game
+
+    return get_game(game_id).title

@@ -118,14 +118,20 @@ class Session:
         self.tablets: Counter = Counter()
         #: bumped when a live view opens or closes (only the referee's page shows them)
         self.views = 0
+        #: another game has replaced this one on the server (its live views reload)
+        self.retired = False
 
     # -- construction -----------------------------------------------------------------------
 
     @classmethod
     def start(cls, game_id: str, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None,
-              path: str | Path, rng: random.Random | None = None) -> "Session":
+              path: str | Path, rng: random.Random | None = None, tokens: Mapping[str, str] | None = None,
+              names: list[str] | None = None) -> "Session":
         """A new session whose record is written to ``path``; ``rng`` draws what the engine
         deals during play (a digital reshuffle's order; default: seeded by the system).
+        ``tokens`` (``referee`` and one per seat, ``"0"``...) are used instead of new ones (a
+        game made on the tablet keeps the server's referee token and the join codes already
+        handed out); ``names`` (one per seat) go to the header's ``names``.
 
         Raises
         ------
@@ -139,11 +145,16 @@ class Session:
         header = {"format": FORMAT, "game": game_id, "setup": dict(setup)}
         if rulings:
             header["rulings"] = dict(rulings)
+        if names:
+            header["names"] = list(names)
         game, start = parse_header(header, 1, Path(path).resolve().parent)
+        seats = _seats(game, start)
+        if tokens is not None and set(tokens) != {"referee", *map(str, range(seats))}:
+            raise ValueError(f"the tokens must be the referee's and one for each of the {seats} seats")
         if Path(path).exists():
             raise FileExistsError(f"{path} exists: resume it with --resume, or choose another record name")
         journal = Journal(path, header)
-        return cls(game, header, start, journal, _tokens(Path(path), _seats(game, start)), rng)
+        return cls(game, header, start, journal, _tokens(Path(path), seats, tokens), rng)
 
     @classmethod
     def resume(cls, path: str | Path) -> "Session":
@@ -382,6 +393,13 @@ class Session:
                 self.devices[name] = status
                 self._publish()
 
+    def retire(self) -> None:
+        """Mark the session replaced by another game on the server: its live streams end (their
+        pages reload into the new game); the record stays as written."""
+        with self.changed:
+            self.retired = True
+            self._publish()
+
     # -- reading ----------------------------------------------------------------------------
 
     def _publish(self) -> None:
@@ -442,10 +460,14 @@ class Session:
             return self.journal.text()
 
 
-def _tokens(record: Path, seats: int) -> dict[str, str]:
+def _tokens(record: Path, seats: int, given: Mapping[str, str] | None = None) -> dict[str, str]:
     """The session's tokens, kept beside the record in ``<record>.tokens.json`` (mode 0600, like
-    the record) so that tablets keep working after ``--resume``; made on first use."""
+    the record) so that tablets keep working after ``--resume``; made on first use, or
+    ``given``."""
     path = record.with_name(record.name + ".tokens.json")
+    if given is not None:
+        write_private(path, json.dumps(dict(given)))
+        return dict(given)
     if path.exists():
         try:
             tokens = json.loads(path.read_text(encoding="utf-8"))

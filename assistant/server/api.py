@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, stream_with_context
 
+from ..referee.lobby import Lobby
 from ..referee.session import Role, Session, SessionError
 from .openapi import document
 
@@ -37,9 +38,24 @@ _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 
 
+def lobby() -> Lobby:
+    """The server's table: the game being played, one waiting for choices, or none yet."""
+    return current_app.config["LOBBY"]
+
+
 def session() -> Session:
-    """The session this application serves."""
-    return current_app.config["SESSION"]
+    """The game this application serves now (the same one for the whole request).
+
+    Raises
+    ------
+    SessionError
+        409 ``no_game`` before the referee has started a game.
+    """
+    if "session" not in g:
+        g.session = lobby().session
+    if g.session is None:
+        raise SessionError(409, "no_game", "No game is being played yet: the referee starts one on the referee view.")
+    return g.session
 
 
 def token() -> str | None:
@@ -53,7 +69,7 @@ def token() -> str | None:
 def role() -> Role:
     """The caller's role; raises :class:`SessionError` (403) for a foreign token."""
     if "role" not in g:
-        g.role = session().role_of(token())
+        g.role = lobby().role_of(token())
     return g.role
 
 
@@ -166,17 +182,26 @@ def join(seat: int):
     """A QR code (SVG) of the seat's private page, for the player's tablet (referee token)."""
     if role() != "referee":
         raise SessionError(403, "referee_only", "Join codes carry a player's token; they need the referee token.")
-    s = session()
-    if not 0 <= seat < s.seats:
-        raise SessionError(404, "no_such_seat", f"There is no seat {seat}; seats are 0 to {s.seats - 1}.")
+    tokens = lobby().tokens()
+    seats = len(tokens) - 1
+    if not 0 <= seat < seats:
+        raise SessionError(404, "no_such_seat", f"There is no seat {seat}; seats are 0 to {seats - 1}."
+                           if seats else "There is no game yet, so no seat to join.")
     import io
 
     import segno
 
-    url = f"{request.host_url}seat/{seat}?token={s.tokens[str(seat)]}"
+    url = f"{join_base()}/seat/{seat}?token={tokens[str(seat)]}"
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, title=f"Join as player {seat + 1}")
     return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+def join_base() -> str:
+    """The base URL join codes carry: the players' devices' way to this server
+    (:func:`~.address.public_base`, kept in ``PUBLIC_BASE``), else the address this request came
+    to (a loopback server: only this machine reaches it)."""
+    return current_app.config.get("PUBLIC_BASE") or request.host_url.rstrip("/")
 
 
 @bp.get("/camera.jpg")
@@ -196,6 +221,9 @@ def _events(s: Session, who: Role, keepalive_s: float, gone: Callable[[], bool] 
     revision, views, sent = -1, None, time.monotonic()
     watch_views = who == "referee"                     # the referee's page counts the live views
     while True:
+        if s.retired:                                  # another game replaced this one: the page reloads
+            yield "event: reload\ndata: {}\n\n"
+            return
         now = (s.revision, s.views if watch_views else None)
         if now != (revision, views):
             revision, views = now

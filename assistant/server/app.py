@@ -7,8 +7,9 @@ from typing import Any, Callable
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from ..referee.lobby import Lobby
 from ..referee.session import Session, SessionError
-from . import api, pages
+from . import api, lobby_api, pages
 from .wsgi import MAX_BODY
 
 #: Seconds between keep-alive comments on the live stream: a client that vanished without closing
@@ -18,19 +19,25 @@ KEEPALIVE_S = 5.0
 RETRY_AFTER_S = 5
 
 
-def create_app(session: Session, camera: Callable[[], bytes | None] | None = None,
-               keepalive_s: float = KEEPALIVE_S) -> Flask:
+def create_app(session: Session | Lobby, camera: Callable[[], bytes | None] | None = None,
+               keepalive_s: float = KEEPALIVE_S, public_base: str | None = None) -> Flask:
     """The application serving ``session``.
 
     Parameters
     ----------
-    session : Session
+    session : Session or Lobby
+        The game to serve, or the server's :class:`~assistant.referee.lobby.Lobby` (no game
+        yet, or the game and the games to come); a session is served in a lobby whose new
+        games' records go beside its own.
     camera : callable, optional
         Returns the newest camera panel image (JPEG bytes: the rectified board with the
         detector's overlays) or ``None`` before the first frame; without it the panel says that
         no camera is attached.
     keepalive_s : float
         Seconds between ``: keep-alive`` comments on ``/api/stream``.
+    public_base : str, optional
+        ``http://HOST:PORT`` that join codes carry (:func:`~.address.public_base`); default:
+        the address each request came to.
 
     Returns
     -------
@@ -39,9 +46,11 @@ def create_app(session: Session, camera: Callable[[], bytes | None] | None = Non
         status; nothing a client sends yields a 500.
     """
     app = Flask(__name__)
-    app.config.update(SESSION=session, CAMERA=camera, KEEPALIVE_S=keepalive_s, JSON_SORT_KEYS=False,
-                      MAX_CONTENT_LENGTH=MAX_BODY)
+    lobby = session if isinstance(session, Lobby) else Lobby(session, session.journal.path.parent)
+    app.config.update(LOBBY=lobby, CAMERA=camera, KEEPALIVE_S=keepalive_s, JSON_SORT_KEYS=False,
+                      MAX_CONTENT_LENGTH=MAX_BODY, PUBLIC_BASE=public_base)
     app.register_blueprint(api.bp)
+    app.register_blueprint(lobby_api.bp)
     app.register_blueprint(pages.bp)
 
     @app.errorhandler(SessionError)

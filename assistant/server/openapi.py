@@ -87,6 +87,19 @@ def document() -> dict[str, Any]:
                                        "503 with Retry-After when every live view is taken",
                                        {"200": {"description": "Server-Sent Events (event: snapshot)",
                                                 "content": {"text/event-stream": {}}}}, (403, 503))},
+            "/api/lobby": {"get": _op("Whether a game is played, waits for its players' secret choices, or none "
+                                      "exists yet (a player also gets its own choices and the form's options)",
+                                      {"200": _json("state: none, choosing or playing")})},
+            "/api/new/options": {"get": _op("What the new-game form offers", {"200": _json("games and their choices")})},
+            "/api/new": {"post": _op("Start a new game from the referee's form; 'replace': true replaces a game in "
+                                     "progress (its record is kept)", {"201": _json("state: playing or choosing")},
+                                     (400, 403, 409, 413), requestBody={"required": True, "content": {
+                                         "application/json": {"schema": {"type": "object", "required": ["game", "players"]}}}})},
+            "/api/choices": {"post": _op("Discovery Island: a player's own equipment and the opponent's landing hex "
+                                         "(that player's token)", {"200": _json("state: choosing or playing")},
+                                         (400, 403, 409, 413), requestBody={"required": True, "content": {
+                                             "application/json": {"schema": {"type": "object",
+                                                                             "required": ["equipment", "landing"]}}}})},
             "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json("OpenAPI 3.1")}}},
         },
     }

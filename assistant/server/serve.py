@@ -1,10 +1,12 @@
 """``assistant serve``: referee one game and serve the tablet views.
 
-``assistant serve --game G [--record PATH] [--setup FILE] [--source S] [--host H] [--port P]``
-or ``assistant serve --resume RECORD``. The pages are served by waitress (a production WSGI
+``assistant serve --game G [--record PATH] [--setup FILE] [--source S] [--host H] [--port P]``,
+``assistant serve --resume RECORD``, or ``assistant serve`` alone: no game yet, the referee
+starts one on the referee view (:mod:`assistant.referee.lobby`). The pages are served by waitress (a production WSGI
 server, set up in :mod:`.wsgi`) with enough threads that the live streams of every tablet never
 starve ordinary requests (one open stream holds one thread). The server binds to 127.0.0.1 unless ``--host``
-says otherwise, and says where it listens when it starts.
+says otherwise, and says where it listens when it starts: beyond this machine, at its LAN
+address (:mod:`.address`), which the join codes carry too.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from ..games import MalformedError, game_ids
+from ..referee import newgame
+from ..referee.lobby import Lobby
 from ..referee.session import Session
+from .address import public_base
 
 #: Threads = streams expected x 2 + this many for ordinary requests (see known pitfalls: waitress).
 SPARE_THREADS = 8
@@ -107,8 +112,9 @@ def port_free(host: str, port: int) -> bool:
         return False
 
 
-def open_session(args: argparse.Namespace) -> Session:
-    """The session ``args`` ask for (resumed, or new from ``--setup`` or a random set-up).
+def open_session(args: argparse.Namespace) -> Session | None:
+    """The session ``args`` ask for (resumed, or new from ``--setup`` or a random set-up), or
+    ``None`` when they name no game at all (the referee starts one on the tablet).
 
     Raises
     ------
@@ -122,7 +128,9 @@ def open_session(args: argparse.Namespace) -> Session:
             raise ValueError(f"{choices[0]} chooses a new game's set-up; a resumed game keeps its own")
         return Session.resume(args.resume)
     if not args.game:
-        raise ValueError("give --game G for a new game, or --resume RECORD")
+        if args.setup or args.source is not None or choices:
+            raise ValueError("give --game G for a new game, or --resume RECORD")
+        return None
     if args.setup and choices:
         raise ValueError(f"{choices[0]} chooses a random set-up; --setup gives the set-up itself")
     if args.setup:
@@ -173,8 +181,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     try:
         session = open_session(args)
+        base = public_base(args.host, args.port)
     except (OSError, MalformedError, ValueError, json.JSONDecodeError) as exc:
         print(f"serve: {exc}", file=sys.stderr)
+        return 2
+    if session is None and args.leds:
+        print("serve: --leds follows one game: give --game G (or --resume RECORD) with it.", file=sys.stderr)
         return 2
     panel = None
     if args.source is not None:
@@ -197,15 +209,26 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .app import create_app
     from .wsgi import make_server
 
-    app = create_app(session, camera=panel.jpeg if panel else None)
-    app.config["MAX_STREAMS"] = 2 * (session.seats + 2)        # every stream holds one of the threads
-    server = make_server(app, args.host, args.port, threads_for(session.seats))
-    base = f"http://{args.host if args.host not in ('0.0.0.0', '::') else 'THIS-MACHINE'}:{server.effective_port}"
-    where = ("only this machine (use --host 0.0.0.0 for tablets on the network)" if args.host in ("127.0.0.1", "localhost")
+    fixed = ("This server's camera or LED board follows the game it was started with; stop it and start "
+             "serve again for a new game." if panel or leds else None)
+    record_dir = Path(args.record).parent if args.record else Path("games")
+    lobby = Lobby(session, record_dir, args.record if session is None else None, fixed)
+    seats = session.seats if session else newgame.PLAYERS["scout-pennant"][1]     # the most any game seats
+    app = create_app(lobby, camera=panel.jpeg if panel else None)
+    app.config["MAX_STREAMS"] = 2 * (seats + 2)                 # every stream holds one of the threads
+    server = make_server(app, args.host, args.port, threads_for(seats))
+    if base is not None and args.port == 0:                     # the port is known only now
+        base = public_base(args.host, server.effective_port)
+    app.config["PUBLIC_BASE"] = base
+    shown = base or f"http://{args.host}:{server.effective_port}"
+    where = ("only this machine (use --host 0.0.0.0 for tablets on the network)" if base is None
              else f"the network on {args.host}")
-    print(f"Serving {session.game.title} to {where}. Record: {session.journal.path}", flush=True)
-    print(f"  table view:   {base}/", flush=True)
-    print(f"  referee view: {base}/?token={session.tokens['referee']}", flush=True)
+    if session is not None:
+        print(f"Serving {session.game.title} to {where}. Record: {session.journal.path}", flush=True)
+    else:
+        print(f"Serving to {where}; no game yet: start one on the referee view. Records go to {record_dir}/.", flush=True)
+    print(f"  table view:   {shown}/", flush=True)
+    print(f"  referee view: {shown}/?token={lobby.referee_token}", flush=True)
     print("  players join by scanning their codes on the referee view. Ctrl-C stops; --resume RECORD continues.", flush=True)
     try:
         server.run()
@@ -254,7 +277,8 @@ def add_serve_command(subparsers: Any) -> None:
     p = subparsers.add_parser("serve", help="referee a game and serve the tablet views",
                               description="Referee one game: the rules check every event, the record is "
                                           "written event by event, tablets follow live.")
-    p.add_argument("--game", choices=game_ids(), help="the game (for a new session)")
+    p.add_argument("--game", choices=game_ids(), help="the game (for a new session; without it and --resume, "
+                                                      "the referee starts a game on the referee view)")
     p.add_argument("--resume", metavar="RECORD", help="continue the session of this record (after a crash too)")
     p.add_argument("--record", metavar="PATH", help="where the new session's record goes (default games/GAME-TIME.jsonl)")
     p.add_argument("--setup", metavar="FILE", help="a record (its header is used) or a JSON object with setup and rulings")

@@ -24,6 +24,10 @@ function describe(ev) {
   return `${who}: ${type.replaceAll("_", " ")}${params.length ? " (" + params.join(", ") + ")" : ""}`;
 }
 
+function playerName(snap, s) {
+  return snap.names && snap.names[s] ? `${snap.names[s]} (player ${s + 1})` : `Player ${s + 1}`;
+}
+
 function figures(snap) {
   const v = snap.view, out = [];
   const add = (k, val) => { if (val !== undefined && val !== null) out.push([k, val]); };
@@ -84,7 +88,7 @@ function draw(snap) {
     if (isReferee && onMat) g.onclick = () => pick(g);
   });
   const turn = snap.to_move === null ? `Game over: ${snap.result}` :
-    typeof snap.to_move === "number" ? `Player ${snap.to_move + 1} to move` : `${snap.to_move} phase`;
+    typeof snap.to_move === "number" ? `${playerName(snap, snap.to_move)} to move` : `${snap.to_move} phase`;
   $("turn").textContent = turn;
   $("undo").disabled = !snap.can_undo;
   $("figures").replaceChildren(...figures(snap).flatMap(([k, v]) => {
@@ -115,6 +119,10 @@ function draw(snap) {
   }));
   loadLegal();
   landingForm(snap);
+  if (isReferee) {
+    document.querySelectorAll("#join figcaption").forEach((c, s) => { c.textContent = playerName(snap, s); });
+    $("new-game").classList.toggle("ended", snap.to_move === null);
+  }
 }
 
 // Discovery Island, before the first event: each player chooses where the opponent lands (§5.1).
@@ -177,6 +185,7 @@ function tablets(snap) {
 }
 function connect() {
   const es = new EventSource(`/api/stream${q}`);
+  es.addEventListener("reload", () => { es.close(); location.reload(); });   // another game replaced this one
   es.addEventListener("snapshot", (e) => {
     backoff = 0;
     draw(JSON.parse(e.data));
@@ -226,6 +235,7 @@ if (isReferee) {
     post("/api/events", ev);
   };
   $("record").href = `/api/record${q}`;
+  $("new-game").href = `/new${q}`;
   for (let s = 0; s < Number(body.dataset.seats); s++) {
     const f = document.createElement("figure"), img = document.createElement("img"), c = document.createElement("figcaption");
     img.src = `/api/join/${s}.svg${q}`; img.alt = `join code for player ${s + 1}`; c.textContent = `player ${s + 1}`;

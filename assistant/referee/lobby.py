@@ -1,0 +1,216 @@
+"""The server's table between games: the game being refereed (a :class:`~.session.Session`, or
+none yet), a Discovery Island game waiting for its players' secret choices (a :class:`Draft`),
+and the referee token, which stays the same from game to game.
+
+``assistant serve`` without ``--game`` starts with no game: the referee creates one on the
+referee view (:meth:`Lobby.create`). Forbidden Desert and Scout Pennant start at once; Discovery
+Island first waits for each player to choose, on their own device, their equipment and where
+the opponent lands (:meth:`Lobby.choose`), and starts when both have. A new game may replace an
+ended one, or, confirmed, one in progress; the old record stays as written and the new game gets
+its own. What each role is told about all this is made by :func:`.door.lobby`.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..games import MalformedError
+from . import newgame
+from .session import Role, Session, SessionError
+
+
+@dataclass
+class Draft:
+    """A Discovery Island game created by the referee, waiting for both players' secret
+    choices: ``tokens`` are the session's to be (the join codes hand them out now), ``choices``
+    maps a seat to what it chose (:func:`.newgame.read_choice`)."""
+
+    game: newgame.NewGame
+    tokens: dict[str, str]
+    record: Path
+    choices: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+def _refused(exc: newgame.FormError) -> SessionError:
+    return SessionError(400, "bad_field", str(exc))
+
+
+class Lobby:
+    """What the server serves: the current session, a draft, or nothing yet.
+
+    Parameters
+    ----------
+    session : Session, optional
+        A game already started (``serve --game`` or ``--resume``); its referee token becomes
+        the server's.
+    record_dir : str or Path
+        Where records of games made on the tablet go (``GAME-YYYYmmdd-HHMMSS.jsonl``).
+    first_record : str or Path, optional
+        The record of the first game made on the tablet (``serve --record PATH``).
+    fixed : str, optional
+        When set, new games are refused with this sentence (a camera or LED board follows the
+        game the server was started with).
+    rng : random.Random, optional
+        Deals what the assistant deals (default: seeded by the system).
+    """
+
+    def __init__(self, session: Session | None = None, record_dir: str | Path = "games",
+                 first_record: str | Path | None = None, fixed: str | None = None,
+                 rng: random.Random | None = None):
+        self.session, self.draft = session, None
+        self.referee_token = session.tokens["referee"] if session else secrets.token_urlsafe(16)
+        self.record_dir, self.first_record, self.fixed = Path(record_dir), first_record, fixed
+        self.rng = rng or random.Random()
+        self.changed = threading.Condition(threading.RLock())
+        #: bumped at every change of the lobby (a game made, a choice made, a game started)
+        self.revision = 0
+
+    # -- who is asking --------------------------------------------------------------------------
+
+    def tokens(self) -> dict[str, str]:
+        """The tokens in use now: the session's, the draft's, or the referee's alone."""
+        with self.changed:
+            if self.session is not None:
+                return self.session.tokens
+            if self.draft is not None:
+                return self.draft.tokens
+            return {"referee": self.referee_token}
+
+    def role_of(self, token: str | None) -> Role:
+        """The role ``token`` grants now (``"referee"``, a seat, ``None`` without a token).
+
+        Raises
+        ------
+        SessionError
+            403 for a token that is not in use (a replaced game's player token included).
+        """
+        with self.changed:
+            if self.session is not None:
+                return self.session.role_of(token)
+        if not token:
+            return None
+        given = token.encode("utf-8", "surrogateescape")
+        for name, value in self.tokens().items():
+            if secrets.compare_digest(value.encode("ascii"), given):
+                return "referee" if name == "referee" else int(name)
+        raise SessionError(403, "unknown_token", "That token is not one of this game's.")
+
+    # -- making games -----------------------------------------------------------------------------
+
+    def _record(self, game_id: str) -> Path:
+        if self.first_record is not None:
+            path, self.first_record = Path(self.first_record), None
+            return path
+        stem = f"{game_id}-{time.strftime('%Y%m%d-%H%M%S')}"
+        path, k = self.record_dir / f"{stem}.jsonl", 1
+        while path.exists():
+            k += 1
+            path = self.record_dir / f"{stem}-{k}.jsonl"
+        return path
+
+    def create(self, form: Any, role: Role) -> dict[str, Any]:
+        """Make the game the referee's ``form`` asks for (:func:`.newgame.read_form`).
+
+        A game in progress (or a draft) is replaced only when the form says ``"replace":
+        true``; an ended game is replaced without it. Returns ``{"state": "playing"}`` for a
+        game that started, ``{"state": "choosing"}`` for Discovery Island.
+
+        Raises
+        ------
+        SessionError
+            403 unless the referee asks or when new games are refused (:attr:`fixed`); 400
+            ``bad_field`` with the field's sentence; 409 ``game_in_progress`` without
+            ``replace``; 500-free 503 ``record_unwritable`` when the record cannot be written.
+        """
+        if role != "referee":
+            raise SessionError(403, "referee_only", "Only the referee token can start a new game.")
+        if self.fixed:
+            raise SessionError(409, "game_fixed", self.fixed)
+        try:
+            new = newgame.read_form(form, self.rng)
+        except newgame.FormError as exc:
+            raise _refused(exc) from None
+        with self.changed:
+            busy = self.draft is not None or (self.session is not None and self.session.game.result(
+                self.session.state) == "ongoing")
+            if busy and form.get("replace") is not True:
+                raise SessionError(409, "game_in_progress", "A game is in progress: confirm to replace it "
+                                                            "(its record is kept).")
+            tokens = {"referee": self.referee_token, **{str(s): secrets.token_urlsafe(16) for s in range(new.seats)}}
+            record = self._record(new.game_id)
+            if new.secret:
+                self._retire()
+                self.draft = Draft(new, tokens, record)
+                self._bump()
+                return {"state": "choosing"}
+            self._start(new.game_id, new.setup, new.names, tokens, record)
+            return {"state": "playing"}
+
+    def _start(self, game_id: str, setup: dict[str, Any], names: list[str], tokens: dict[str, str],
+               record: Path) -> None:
+        """Start the session (the caller holds the lock); the old one is retired only once the
+        new one's record is written."""
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            session = Session.start(game_id, setup, None, record, tokens=tokens, names=names)
+        except MalformedError as exc:                  # the form's checks make this unreachable
+            raise SessionError(400, "bad_setup", f"That set-up is invalid: {exc}.") from None
+        except OSError as exc:
+            raise SessionError(503, "record_unwritable", f"The record cannot be written in {record.parent} "
+                                                         f"({exc.strerror or 'error'}).") from None
+        self._retire()
+        self.session, self.draft = session, None
+        self._bump()
+
+    def _retire(self) -> None:
+        if self.session is not None:
+            self.session.retire()
+        self.session = self.draft = None
+
+    def _bump(self) -> None:
+        self.revision += 1
+        self.changed.notify_all()
+
+    def choose(self, choice: Any, role: Role) -> dict[str, Any]:
+        """A Discovery Island player's secret choices (:func:`.newgame.read_choice`), made on
+        that player's own device; may be changed until both have chosen, and the game starts
+        when both have. Returns ``{"state": "choosing" | "playing"}``.
+
+        Raises
+        ------
+        SessionError
+            409 ``no_draft`` when no game waits for choices; 403 unless a seat's token asks; 400
+            ``bad_field`` with a sentence about the seat's own input only.
+        """
+        with self.changed:
+            draft = self.draft
+            if draft is None:
+                raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
+        if not isinstance(role, int):
+            raise SessionError(403, "players_only", "Each player makes these choices on their own device, "
+                                                    "with their own join code.")
+        try:
+            mine = newgame.read_choice(draft.game, role, choice)
+        except newgame.FormError as exc:
+            raise _refused(exc) from None
+        with self.changed:
+            if self.draft is not draft:
+                raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
+            draft.choices[role] = mine
+            if len(draft.choices) < draft.game.seats:
+                self._bump()
+                return {"state": "choosing"}
+            setup = newgame.full_setup(draft.game, draft.choices, self.rng)
+            try:
+                self._start(draft.game.game_id, setup, draft.game.names, draft.tokens, draft.record)
+            except SessionError as exc:                # never the set-up's words: they hold both secrets
+                del draft.choices[role]
+                raise SessionError(exc.status, exc.reason, "The game could not start; the referee's view "
+                                                           "shows why, and your choices may be made again.") from None
+            return {"state": "playing"}

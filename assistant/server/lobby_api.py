@@ -1,0 +1,45 @@
+"""The API of a new game made on the tablet (see :mod:`assistant.referee.lobby`):
+
+- ``GET /api/lobby``: the table between games as the caller may see it (:func:`~assistant.referee.door.lobby`);
+- ``GET /api/new/options``: what the new-game form offers (public);
+- ``POST /api/new``: the referee's form (referee token);
+- ``POST /api/choices``: a Discovery Island player's secret choices (that player's token).
+
+Tokens and bodies are checked as for the rest of the API (:mod:`.api`).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from ..referee import door, newgame
+from .api import body, lobby, role
+
+bp = Blueprint("lobby_api", __name__, url_prefix="/api")
+
+
+@bp.get("/lobby")
+def state():
+    """Whether a game is being played, waits for its players' choices, or none exists yet."""
+    who = role()
+    with lobby().changed:
+        return jsonify(door.lobby(lobby(), who))
+
+
+@bp.get("/new/options")
+def options():
+    """The games, players' limits, adventurers, difficulties, colours and radii on offer."""
+    return jsonify(newgame.options())
+
+
+@bp.post("/new")
+def create():
+    """Start the game the referee's form describes (201); see :meth:`~assistant.referee.lobby.Lobby.create`."""
+    return jsonify(lobby().create(body(), role())), 201
+
+
+@bp.post("/choices")
+def choose():
+    """A Discovery Island player's equipment and the opponent's landing hex; see
+    :meth:`~assistant.referee.lobby.Lobby.choose`."""
+    return jsonify(lobby().choose(body(), role()))

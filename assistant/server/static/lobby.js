@@ -1,0 +1,184 @@
+// The lobby: the referee's new-game form, a Discovery Island player's secret choices, and the
+// wait for a game. Every field is checked again by the server; this page only gathers them.
+"use strict";
+const token = new URLSearchParams(location.search).get("token") || "";
+const q = token ? `?token=${encodeURIComponent(token)}` : "";
+const isReferee = document.body.dataset.referee === "yes";
+const seat = document.body.dataset.seat === "" ? null : Number(document.body.dataset.seat);
+const OPTIONS = JSON.parse(document.getElementById("options").textContent);
+const $ = (id) => document.getElementById(id);
+const words = (s) => String(s).replaceAll("_", " ");
+
+function setStatus(text, bad = false) { $("status").textContent = text; $("status").classList.toggle("bad", bad); }
+
+async function post(path, payload) {
+  const r = await fetch(path, { method: "POST", body: JSON.stringify(payload),
+                                headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` } });
+  const answer = await r.json().catch(() => ({ message: r.statusText }));
+  if (!r.ok) setStatus(answer.message, true);
+  return { ok: r.ok, answer };
+}
+
+function fill(select, items, chosen) {
+  select.replaceChildren(...items.map(([value, text]) => {
+    const o = document.createElement("option"); o.value = value; o.textContent = text; o.selected = value === chosen; return o;
+  }));
+}
+
+function labelled(id, text, control) {
+  const label = document.createElement("label"); label.htmlFor = id; label.textContent = text; control.id = id;
+  const div = document.createElement("div"); div.append(label, control); return div;
+}
+
+// -- the referee's form ----------------------------------------------------------------------
+function players() {
+  const game = $("game").value, n = Number($("count").value), rows = [];
+  const kept = [...$("players").querySelectorAll(".row")].map((row) => [...row.querySelectorAll("input, select")].map((c) => c.value));
+  for (let i = 0; i < n; i++) {
+    const row = document.createElement("div"); row.className = "row";
+    const name = document.createElement("input"); name.maxLength = OPTIONS.name_max; name.autocomplete = "off";
+    name.value = kept[i] ? kept[i][0] : "";
+    name.placeholder = `Player ${i + 1}`;
+    row.append(labelled(`name-${i}`, `Player ${i + 1}'s name`, name));
+    if (game === "forbidden-desert") {
+      const s = document.createElement("select");
+      fill(s, OPTIONS.adventurers.map((a) => [a.id, `${words(a.id)} (${a.colour} pawn, canteen ${a.canteen})`]), OPTIONS.adventurers[i].id);
+      row.append(labelled(`adventurer-${i}`, "Adventurer", s));
+    } else if (game === "scout-pennant") {
+      const s = document.createElement("select");
+      fill(s, OPTIONS.colours.map((c) => [c, c]), OPTIONS.colours[i]);
+      row.append(labelled(`colour-${i}`, "Colour", s));
+    }
+    rows.push(row);
+  }
+  $("players").replaceChildren($("players").querySelector("legend"), ...rows);
+  fill($("first"), [["random", "drawn at random"], ...rows.map((_, i) => [String(i), `player ${i + 1}`])], "random");
+}
+
+function gameChanged() {
+  const game = $("game").value, [low, high] = OPTIONS.games[game].players;
+  const counts = []; for (let n = low; n <= high; n++) counts.push([String(n), String(n)]);
+  fill($("count"), counts, String(Math.min(Math.max(Number($("count").value) || 2, low), high)));
+  document.querySelectorAll(".only").forEach((d) => { d.hidden = !d.dataset.games.split(" ").includes(game); });
+  players();
+}
+
+function form() {
+  const game = $("game").value, n = Number($("count").value), out = { game, players: [] };
+  for (let i = 0; i < n; i++) {
+    const p = { name: $(`name-${i}`).value };
+    if (game === "forbidden-desert") p.adventurer = $(`adventurer-${i}`).value;
+    if (game === "scout-pennant") p.colour = $(`colour-${i}`).value;
+    out.players.push(p);
+  }
+  if (game === "forbidden-desert") out.difficulty = $("difficulty").value;
+  if (game === "scout-pennant") { out.radius = Number($("radius").value); out.variant = $("variant").value; }
+  if (game === "discovery-island") { out.map = $("map").value; out.data = $("data").value; }
+  if (game !== "forbidden-desert") out.first_player = $("first").value === "random" ? "random" : Number($("first").value);
+  return out;
+}
+
+async function startGame(e) {
+  e.preventDefault();
+  let { ok, answer } = await post("/api/new", form());
+  if (!ok && answer.error === "game_in_progress") {
+    if (!confirm("A game is in progress. Replace it with this new game? Its record is kept.")) { setStatus("The game in progress goes on."); return; }
+    ({ ok, answer } = await post("/api/new", { ...form(), replace: true }));
+  }
+  if (!ok) return;
+  if (answer.state === "playing") { location.href = `/${q}`; return; }
+  setStatus("The game is made: each player now makes their secret choices.");
+  poll();
+}
+
+function showWaiting(lobby) {
+  $("waiting").hidden = false;
+  $("new-game").hidden = true;
+  if ($("join").childElementCount !== lobby.seats) {
+    $("join").replaceChildren(...lobby.names.map((name, s) => {
+      const f = document.createElement("figure"), img = document.createElement("img"), c = document.createElement("figcaption");
+      img.src = `/api/join/${s}.svg${q}&r=${lobby.revision}`; img.alt = `join code for ${name}`; c.textContent = `${name} (player ${s + 1})`;
+      f.append(img, c); return f;
+    }));
+  }
+}
+
+// -- the table between games, for every role ------------------------------------------------------
+function chosenLine(lobby) {
+  return lobby.names.map((name, s) => `${name}: ${lobby.chosen[s] ? "has chosen" : "choosing…"}`).join(" · ");
+}
+
+let firstRevision = null;
+async function poll() {
+  const r = await fetch(`/api/lobby${q}`);
+  if (!r.ok) { setTimeout(poll, 2000); return; }
+  const lobby = await r.json();
+  if (firstRevision === null) firstRevision = lobby.revision;
+  const onNew = location.pathname === "/new";
+  if (lobby.state === "playing" && (!onNew || lobby.revision > firstRevision)) {
+    if (seat !== null) location.reload(); else location.href = `/${q}`;      // the game's own page
+    return;
+  }
+  if (isReferee && onNew && lobby.state === "playing") { $("playing").hidden = false; $("back").href = `/${q}`; }
+  if (lobby.state === "choosing") {
+    $("chosen").textContent = chosenLine(lobby);
+    if (isReferee && !onNew) showWaiting(lobby);
+    if (seat !== null) choicesForm(lobby);
+  } else if (seat === null && !isReferee) {
+    $("chosen").textContent = "";
+  }
+  setTimeout(poll, 1000);
+}
+
+// -- a Discovery Island player's secret choices -------------------------------------------------------
+let cardsShown = false;
+function cost() {
+  const picked = [...document.querySelectorAll("#cards input:checked")].map((c) => c.value);
+  return [picked, picked.reduce((n, name) => n + OPTIONS.cardCost[name], 0)];
+}
+function showCost(budget) {
+  const [, total] = cost();
+  $("cost").textContent = `${total} of ${budget} points`;
+  $("cost").classList.toggle("bad", total > budget);
+}
+function choicesForm(lobby) {
+  if (cardsShown) return;
+  cardsShown = true;
+  const opts = lobby.options, mine = lobby.mine || { equipment: [], landing: null };
+  OPTIONS.cardCost = Object.fromEntries(opts.cards.map((c) => [c.name, c.cost]));
+  $("cards").append(...opts.cards.map((c) => {
+    const label = document.createElement("label"), box = document.createElement("input");
+    label.className = "card"; box.type = "checkbox"; box.value = c.name; box.id = `card-${c.name}`;
+    box.checked = mine.equipment.includes(c.name);
+    box.onchange = () => showCost(opts.budget);
+    const uses = Object.entries(c.terrain_uses).map(([t, n]) => `${t} ${n}`).join(", ");
+    label.append(box, `${words(c.name)}: ${c.cost} points${c.protects.length ? ", against " + c.protects.map(words).join(", ") : ""} (${uses})`);
+    return label;
+  }));
+  if (mine.landing) $("landing").value = mine.landing.join(",");
+  $("landing").placeholder = `column 0-${opts.width - 1}, row 0-${opts.height - 1}`;
+  showCost(opts.budget);
+  $("choices").onsubmit = async (e) => {
+    e.preventDefault();
+    const [equipment, total] = cost();
+    if (total > opts.budget) { setStatus(`Your cards cost ${total} points; at most ${opts.budget} may be spent.`, true); return; }
+    const parts = $("landing").value.split(",").map((x) => Number(x.trim()));
+    if (parts.length !== 2 || parts.some((x) => !Number.isInteger(x))) { setStatus("Give the hex as column,row, e.g. 12,8.", true); return; }
+    const { ok, answer } = await post("/api/choices", { equipment, landing: parts });
+    if (ok) setStatus(answer.state === "playing" ? "Both have chosen: the game starts." : "Your choices are made; you may change them until the other player has chosen.");
+  };
+}
+
+if (isReferee) {
+  fill($("game"), Object.entries(OPTIONS.games).map(([id, g]) => [id, g.title]), "forbidden-desert");
+  fill($("difficulty"), OPTIONS.difficulties.map((d) => [d, d]), "normal");
+  const [low, high, dflt] = OPTIONS.radius, radii = [];
+  for (let r = low; r <= high; r++) radii.push([String(r), r === 4 ? `${r} (the printed mat)` : String(r)]);
+  fill($("radius"), radii, String(dflt));
+  fill($("variant"), OPTIONS.variants.map((v) => [v, v]), "free");
+  $("game").onchange = gameChanged;
+  $("count").onchange = players;
+  $("new-game").onsubmit = startGame;
+  gameChanged();
+}
+poll();
