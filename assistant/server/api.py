@@ -179,7 +179,8 @@ def record():
 
 @bp.get("/join/<int:seat>.svg")
 def join(seat: int):
-    """A QR code (SVG) of the seat's private page, for the player's tablet (referee token)."""
+    """A QR code (SVG) of the seat's private page, for the player's tablet (referee token); its
+    ``<desc>`` holds the link as text."""
     if role() != "referee":
         raise SessionError(403, "referee_only", "Join codes carry a player's token; they need the referee token.")
     tokens = lobby().tokens()
@@ -193,7 +194,7 @@ def join(seat: int):
 
     url = f"{join_base()}/seat/{seat}?token={tokens[str(seat)]}"
     out = io.BytesIO()
-    segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, title=f"Join as player {seat + 1}")
+    segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, title=f"Join as player {seat + 1}", desc=url)
     return Response(out.getvalue(), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 
