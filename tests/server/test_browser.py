@@ -197,3 +197,75 @@ def test_a_refused_page_backs_off_retries_and_says_so(browser, tmp_path):
     first.close()
     second.wait_for_function("document.querySelector('#status').textContent.startsWith('live')", timeout=15000)
     second.close()
+
+
+def test_a_new_game_is_made_on_a_tablet_and_discovery_island_s_choices_on_each_player_s(browser, tmp_path):
+    """``serve`` with no game: on a tablet-sized page the referee fills the new-game form for
+    Forbidden Desert and lands on the game's referee view; then replaces it (confirmed) with a
+    Discovery Island game whose players choose in secret on their own pages, and every page is
+    in the new game once both have chosen."""
+    from assistant.referee.lobby import Lobby
+
+    lobby = Lobby(None, tmp_path)
+    app = create_app(lobby)
+    server = make_server(app, "127.0.0.1", 0, threads_for(6))
+    threading.Thread(target=server.run, daemon=True).start()      # ends with the test process
+    base = f"http://127.0.0.1:{server.effective_port}"
+    tablet = {"width": 820, "height": 1180}
+    referee = browser.new_page(viewport=tablet)
+    referee.goto(f"{base}/?token={lobby.referee_token}")
+    referee.select_option("#game", "forbidden-desert")
+    referee.select_option("#count", "3")
+    for i, (name, adventurer) in enumerate([("Ana", "climber"), ("Ben", "navigator"), ("Cy", "explorer")]):
+        referee.fill(f"#name-{i}", name)
+        referee.select_option(f"#adventurer-{i}", adventurer)
+    referee.select_option("#difficulty", "legendary")
+    referee.select_option("#adventurer-2", "climber")                # twice: the server says so
+    referee.click("#start")
+    referee.wait_for_function("document.querySelector('#status').classList.contains('bad')")
+    assert "same adventurer" in referee.inner_text("#status") and lobby.session is None
+    referee.select_option("#adventurer-2", "explorer")
+    referee.click("#start")
+    referee.wait_for_selector("#board svg")
+    referee.wait_for_function("document.querySelector('#turn').textContent.includes('(player')")
+    setup = lobby.session.header["setup"]
+    assert setup["players"] == ["climber", "navigator", "explorer"] and setup["difficulty"] == "legendary"
+    assert referee.locator("#join img").count() == 3 and "Ana (player 1)" in referee.inner_text("#join")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    referee.screenshot(path=str(ARTIFACTS / "new-game-desert-820x1180.png"))
+    sizes = referee.eval_on_selector_all("button, a.button", "els => els.filter(e => e.offsetParent).map(e => [e.offsetWidth, e.offsetHeight])")
+    assert sizes and all(w >= 44 and h >= 44 for w, h in sizes)            # touch targets
+    first = lobby.session
+
+    referee.click("#new-game")                                              # replace it: confirmed
+    referee.wait_for_selector("#playing:not([hidden])")
+    referee.select_option("#game", "discovery-island")
+    referee.fill("#name-0", "Ana")
+    referee.fill("#name-1", "Ben")
+    referee.once("dialog", lambda dialog: dialog.accept())
+    referee.click("#start")
+    referee.wait_for_function("location.pathname === '/' && !!document.querySelector('#waiting:not([hidden])')")
+    assert first.retired and lobby.draft is not None
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    referee.screenshot(path=str(ARTIFACTS / "new-game-island-waiting-820x1180.png"))
+    players = []
+    for seat, (cards, landing) in enumerate([(["rope", "boots"], "12,8"), (["compass", "raft", "first_aid_kit"], "20,5")]):
+        page = browser.new_page(viewport=tablet)
+        page.goto(f"{base}/seat/{seat}?token={lobby.tokens()[str(seat)]}")
+        page.wait_for_selector("#card-rope")
+        for card in cards:
+            page.check(f"#card-{card}")
+        page.fill("#landing", landing)
+        page.click("#choose")
+        players.append(page)
+        if seat == 0:
+            page.wait_for_function("document.querySelector('#status').textContent.includes('choices are made')")
+            referee.wait_for_function("document.querySelector('#chosen').textContent.includes('Ana: has chosen')")
+            page.screenshot(path=str(ARTIFACTS / "new-game-island-choices-820x1180.png"))
+    for page in (referee, *players):
+        page.wait_for_selector("#board svg")                                # every page is in the game now
+    setup = lobby.session.header["setup"]
+    assert setup["equipment"] == [["rope", "boots"], ["compass", "raft", "first_aid_kit"]]
+    assert setup["landing"] == [[20, 5], [12, 8]]
+    for page in (referee, *players):
+        page.close()

@@ -85,10 +85,7 @@ async function startGame(e) {
     if (!confirm("A game is in progress. Replace it with this new game? Its record is kept.")) { setStatus("The game in progress goes on."); return; }
     ({ ok, answer } = await post("/api/new", { ...form(), replace: true }));
   }
-  if (!ok) return;
-  if (answer.state === "playing") { location.href = `/${q}`; return; }
-  setStatus("The game is made: each player now makes their secret choices.");
-  poll();
+  if (ok) location.href = `/${q}`;       // the game, or (Discovery Island) the wait for the players' choices
 }
 
 function showWaiting(lobby) {
