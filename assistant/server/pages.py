@@ -50,7 +50,8 @@ def player(seat: int):
     """A player's private view; needs that player's token. While a Discovery Island game waits
     for its players' choices, it asks for this player's."""
     who = role()
-    s, draft = lobby().session, lobby().draft
+    with lobby().changed:
+        s, draft = lobby().session, lobby().draft
     seats = s.seats if s is not None else draft.game.seats if draft is not None else 0
     if not 0 <= seat < seats:
         abort(404)

@@ -72,3 +72,36 @@ def test_discovery_island_without_a_setup_starts_on_the_example_island(tmp_path)
         proc.wait(10)
     header = json.loads((tmp_path / "di.jsonl").read_text().splitlines()[0])
     assert header["setup"]["map"] == "example" and header["setup"]["checkometer"]["kind"] == "digital"
+
+
+def test_serve_alone_waits_for_a_game_and_prints_the_lan_address_beyond_this_machine(tmp_path):
+    """``serve`` with no game on every interface: the links it prints carry the LAN address
+    (never 127.0.0.1), and the server answers with no game yet."""
+    import os
+    import re
+    import subprocess
+    import sys
+    import http.client
+
+    from assistant.server.address import lan_address
+
+    from .test_crash_resume import ROOT
+
+    lan = lan_address()
+    if lan is None:
+        pytest.skip("this machine has no address but loopback")
+    proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--host", "0.0.0.0", "--port", "0"],
+                            cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        assert "no game yet" in lines[0], (lines, proc.stderr.read() if proc.poll() is not None else "")
+        match = re.search(r"referee view: http://([\d.]+):(\d+)/\?token=", lines[2])
+        assert match and match.group(1) == lan and not lan.startswith("127.")
+        conn = http.client.HTTPConnection("127.0.0.1", int(match.group(2)), timeout=10)
+        conn.request("GET", "/api/lobby")
+        assert json.loads(conn.getresponse().read())["state"] == "none"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert not (tmp_path / "games").exists()                  # no record before a game is made
