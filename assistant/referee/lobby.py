@@ -126,7 +126,7 @@ class Lobby:
         SessionError
             403 unless the referee asks or when new games are refused (:attr:`fixed`); 400
             ``bad_field`` with the field's sentence; 409 ``game_in_progress`` without
-            ``replace``; 500-free 503 ``record_unwritable`` when the record cannot be written.
+            ``replace``; 503 ``record_unwritable`` when the record cannot be written.
         """
         if role != "referee":
             raise SessionError(403, "referee_only", "Only the referee token can start a new game.")
