@@ -198,11 +198,17 @@ def _pennant(form: dict, rows: list[dict], names: list[str], rng: random.Random)
 def _server_path(value: Any, name: str, default: str) -> str:
     """``default`` (the bundled one) or a path on the server, made absolute (a record then
     finds it wherever it is kept)."""
+    if isinstance(value, str):
+        value = value.strip()
     if value is None or value == default:
         return default
-    if not isinstance(value, str) or not value.strip() or len(value) > 4096 or "\x00" in value:
+    if not isinstance(value, str) or not value or len(value) > 4096 or "\x00" in value:
         raise FormError(name, f"Give the {name} as {default!r} or a path on the server.")
-    return str(Path(value.strip()).expanduser().resolve())
+    try:
+        value.encode("utf-8")
+        return str(Path(value).expanduser().resolve())
+    except (UnicodeError, RuntimeError, OSError):     # a lone surrogate; "~nobody/..."; a symlink loop
+        raise FormError(name, f"The {name} {value[:40]!r} is not a path on the server.") from None
 
 
 def _island(form: dict, rows: list[dict], names: list[str], rng: random.Random) -> NewGame:
@@ -211,16 +217,22 @@ def _island(form: dict, rows: list[dict], names: list[str], rng: random.Random) 
 
     where = _server_path(form.get("map"), "map", "example")
     data = _server_path(form.get("data"), "data", "default")
+    if where != "example" and Path(where).exists() and not Path(where).is_file():
+        raise FormError("map", f"The map cannot be used: {where[:200]} is not a file.")
     try:
         island = load_map(where)
     except DataError as exc:
         raise FormError("map", f"The map cannot be used: {str(exc)[:200]}.") from None
+    except UnicodeDecodeError:
+        raise FormError("map", f"The map cannot be used: {where[:200]} is not UTF-8 text.") from None
     if not island.caches() or not island.featureless_land:
         raise FormError("map", "The map has no cache or no featureless land hex to land on.")
     try:
         bundle = load_bundle(data)
     except DataError as exc:
         raise FormError("data", f"The data cannot be used: {str(exc)[:200]}.") from None
+    except UnicodeDecodeError:
+        raise FormError("data", f"The data cannot be used: a file in {data[:200]} is not UTF-8 text.") from None
     setup = {"map": where, "data": data, "first_player": _first(form, 2, rng)}
     return NewGame("discovery-island", names, setup, island, bundle, secret=True)
 

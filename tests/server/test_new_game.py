@@ -101,6 +101,32 @@ def test_a_bad_field_is_named_in_one_sentence_and_nothing_starts(tmp_path, form,
     assert lobby.session is None and lobby.draft is None and list(tmp_path.iterdir()) == []
 
 
+def _unreadable(tmp_path, kind):
+    """A map or data path the referee might type that is no usable file: binary, a device, a
+    lone surrogate, an unknown user's home."""
+    if kind == "binary map":
+        (tmp_path / "map.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00")
+        return {"map": str(tmp_path / "map.png")}
+    if kind == "binary data":
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "events.csv").write_bytes(b"\xff\xfe\x00")
+        return {"data": str(tmp_path / "data")}
+    if kind == "device":
+        return {"map": "/dev/zero"}
+    return {"map": {"surrogate": "maps/\ud800.csv", "no home": "~no-such-user-xq/map.csv"}[kind]}
+
+
+@pytest.mark.parametrize("kind", ["binary map", "binary data", "device", "surrogate", "no home"])
+def test_a_map_or_data_path_that_cannot_be_read_is_refused_not_a_500(tmp_path, kind):
+    lobby, client, referee = lobby_client(tmp_path / "games")
+    if kind == "device" and not __import__("os").path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero on this system")
+    r = client.post("/api/new", json={**DI, **_unreadable(tmp_path, kind)}, headers=referee)
+    assert r.status_code == 400 and r.get_json()["error"] == "bad_field", r.data
+    assert "cannot be used" in one_sentence(r) or "not a path" in one_sentence(r)
+    assert lobby.session is None and lobby.draft is None
+
+
 def test_only_the_referee_starts_a_game(tmp_path):
     lobby, client, referee = lobby_client(tmp_path)
     assert client.post("/api/new", json=FD).status_code == 403            # the public view posts nothing
