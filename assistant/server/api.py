@@ -74,7 +74,7 @@ def role() -> Role:
 
 
 @bp.before_request
-def _token_first() -> None:
+def token_first() -> None:
     """The token is checked before the body is read: a foreign token gets 403, and the public
     view may not post at all."""
     if role() is None and request.method not in ("GET", "HEAD", "OPTIONS"):

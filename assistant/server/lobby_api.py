@@ -13,9 +13,10 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from ..referee import door, newgame
-from .api import body, lobby, role
+from .api import body, lobby, role, token_first
 
 bp = Blueprint("lobby_api", __name__, url_prefix="/api")
+bp.before_request(token_first)       # as on every API route: the token before the body
 
 
 @bp.get("/lobby")

@@ -137,6 +137,17 @@ def test_only_the_referee_starts_a_game(tmp_path):
     assert client.get("/new", headers=as_seat(lobby, 0)).status_code == 403
 
 
+@pytest.mark.parametrize("route", ["/api/new", "/api/choices"])
+def test_the_token_is_checked_before_the_body(tmp_path, route):
+    """As on the rest of the API: a forged token or the public view is refused (403) before a
+    body that is not JSON, too deep or the wrong shape is even read."""
+    lobby, client, referee = lobby_client(tmp_path)
+    for headers in ({"Authorization": "Bearer forged"}, {}):
+        for data in ("[" * 5000, "not json", "{}"):
+            r = client.post(route, data=data, content_type="application/json", headers=headers)
+            assert r.status_code == 403, (route, headers, data[:10], r.data)
+
+
 def test_replacing_a_game_asks_for_confirmation_and_keeps_its_record(tmp_path):
     lobby, client, referee = lobby_client(tmp_path)
     client.post("/api/new", json=SP, headers=referee)
