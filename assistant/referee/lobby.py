@@ -163,7 +163,7 @@ class Lobby:
             raise SessionError(400, "bad_setup", f"That set-up is invalid: {exc}.") from None
         except OSError as exc:
             raise SessionError(503, "record_unwritable", f"The record cannot be written in {record.parent} "
-                                                         f"({exc.strerror or 'error'}).") from None
+                                                         f"({exc.strerror or exc}).") from None
         self._retire()
         self.session, self.draft = session, None
         self._bump()

@@ -130,6 +130,8 @@ def open_session(args: argparse.Namespace) -> Session | None:
     if not args.game:
         if args.setup or args.source is not None or choices:
             raise ValueError("give --game G for a new game, or --resume RECORD")
+        if args.record and Path(args.record).exists():      # the first game made on the tablet goes there
+            raise FileExistsError(f"{args.record} exists: resume it with --resume, or choose another record name")
         return None
     if args.setup and choices:
         raise ValueError(f"{choices[0]} chooses a random set-up; --setup gives the set-up itself")

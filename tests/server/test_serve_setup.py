@@ -74,6 +74,17 @@ def test_discovery_island_without_a_setup_starts_on_the_example_island(tmp_path)
     assert header["setup"]["map"] == "example" and header["setup"]["checkometer"]["kind"] == "digital"
 
 
+def test_serve_alone_refuses_a_record_that_exists_at_once(tmp_path):
+    """``serve --record R`` with no game: the first game made on the tablet goes to R, so an
+    existing R is refused when the server starts (as with ``--game``), not by a 503 on the
+    referee's form later."""
+    (tmp_path / "g.jsonl").write_text("a record of last night\n")
+    with pytest.raises(FileExistsError, match="exists"):
+        session_of(tmp_path)
+    assert (tmp_path / "g.jsonl").read_text() == "a record of last night\n"
+    assert session_of(tmp_path / "new") is None                          # a new name: no game yet
+
+
 def test_serve_alone_waits_for_a_game_and_prints_the_lan_address_beyond_this_machine(tmp_path):
     """``serve`` with no game on every interface: the links it prints carry the LAN address
     (never 127.0.0.1), and the server answers with no game yet."""
