@@ -199,10 +199,21 @@ def join(seat: int):
 
 
 def join_base() -> str:
-    """The base URL join codes carry: the players' devices' way to this server
-    (:func:`~.address.public_base`, kept in ``PUBLIC_BASE``), else the address this request came
-    to (a loopback server: only this machine reaches it)."""
-    return current_app.config.get("PUBLIC_BASE") or request.host_url.rstrip("/")
+    """The base URL join codes carry (``http://HOST:PORT``, no trailing slash): the address the
+    referee's device reached this server at, when that is not loopback (that device is on the
+    players' network: with a VPN or a second interface the machine's guessed LAN address may
+    not be); else ``PUBLIC_BASE`` (:func:`~.address.public_base`, the LAN address of a server
+    listening beyond this machine); else the request's address (a loopback server: only this
+    machine reaches it)."""
+    from urllib.parse import urlsplit
+
+    from .address import EVERYWHERE, is_loopback
+
+    asked = request.host_url.rstrip("/")
+    host = urlsplit(asked).hostname or ""
+    if host not in EVERYWHERE and not is_loopback(host):
+        return asked
+    return current_app.config.get("PUBLIC_BASE") or asked
 
 
 @bp.get("/camera.jpg")

@@ -277,6 +277,12 @@ def test_join_codes_carry_the_reachable_address(tmp_path):
     assert link == f"http://192.168.1.20:8750/seat/1?token={lobby.session.tokens['1']}"
     loopback = create_app(lobby).test_client().get("/api/join/1.svg", headers=referee).data.decode()
     assert "<desc>http://localhost/seat/1?token=" in loopback                # as the browser reached it
+    # the referee's tablet reached the server at another of its addresses (the Wi-Fi's, while the
+    # guessed LAN address is a VPN's): the players' devices are on the referee's network
+    svg = client.get("/api/join/1.svg", headers=referee, base_url="http://10.0.0.7:8750").data.decode()
+    assert "<desc>http://10.0.0.7:8750/seat/1?token=" in svg
+    svg = client.get("/api/join/1.svg", headers=referee, base_url="http://0.0.0.0:8750").data.decode()
+    assert "<desc>http://192.168.1.20:8750/seat/1?token=" in svg            # 0.0.0.0 reaches only this machine
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
