@@ -34,6 +34,16 @@ def threads_for(seats: int) -> int:
     return 2 * (seats + 2) + SPARE_THREADS
 
 
+def seats_served(session: Session | None, fixed: str | None) -> int:
+    """The most players the server may have to serve (it sizes its threads and live views by
+    it): the game's own when the server keeps the game it was started with (``fixed``), else
+    the most any game seats, since the referee may make a new game of any size on the tablet
+    (:data:`assistant.referee.newgame.PLAYERS`)."""
+    if session is not None and fixed:
+        return session.seats
+    return max(high for _, high in newgame.PLAYERS.values())
+
+
 def default_setup(game_id: str, seed: int | None = None, players: int | None = None,
                   adventurers: list[str] | None = None, difficulty: str | None = None) -> dict[str, Any]:
     """A random valid set-up of ``game_id`` (the game's simulator deals it), for a quick start.
@@ -215,7 +225,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
              "serve again for a new game." if panel or leds else None)
     record_dir = Path(args.record).parent if args.record else Path("games")
     lobby = Lobby(session, record_dir, args.record if session is None else None, fixed)
-    seats = session.seats if session else newgame.PLAYERS["scout-pennant"][1]     # the most any game seats
+    seats = seats_served(session, fixed)
     app = create_app(lobby, camera=panel.jpeg if panel else None)
     app.config["MAX_STREAMS"] = 2 * (seats + 2)                 # every stream holds one of the threads
     server = make_server(app, args.host, args.port, threads_for(seats))

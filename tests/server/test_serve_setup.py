@@ -74,6 +74,16 @@ def test_discovery_island_without_a_setup_starts_on_the_example_island(tmp_path)
     assert header["setup"]["map"] == "example" and header["setup"]["checkometer"]["kind"] == "digital"
 
 
+def test_a_server_that_may_make_new_games_is_sized_for_the_largest(tmp_path):
+    """``serve --game G --players 2`` may be followed on the tablet by a six-player Scout
+    Pennant: its threads and live views are sized for that unless the game is fixed."""
+    from assistant.server.serve import seats_served
+
+    two = session_of(tmp_path, "--game", "forbidden-desert", "--players", "2")
+    assert seats_served(two, None) == seats_served(None, None) == 6
+    assert seats_served(two, "a camera follows this game") == 2
+
+
 def test_serve_alone_refuses_a_record_that_exists_at_once(tmp_path):
     """``serve --record R`` with no game: the first game made on the tablet goes to R, so an
     existing R is refused when the server starts (as with ``--game``), not by a 503 on the
