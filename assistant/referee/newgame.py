@@ -211,28 +211,31 @@ def _server_path(value: Any, name: str, default: str) -> str:
         raise FormError(name, f"The {name} {value[:40]!r} is not a path on the server.") from None
 
 
+def _loaded(load: Any, where: str, name: str) -> Any:
+    """``load(where)``, a Discovery Island map or data loader, with what it cannot read said as
+    the ``name`` field's one sentence (a rule broken, a file missing or not UTF-8 text)."""
+    from ..games.discovery_island.data import DataError
+
+    try:
+        return load(where)
+    except DataError as exc:
+        raise FormError(name, f"The {name} cannot be used: {str(exc)[:200]}.") from None
+    except UnicodeDecodeError:
+        raise FormError(name, f"The {name} cannot be used: {where[:200]} (or a file in it) is not UTF-8 text.") from None
+
+
 def _island(form: dict, rows: list[dict], names: list[str], rng: random.Random) -> NewGame:
-    from ..games.discovery_island.data import DataError, load_bundle
+    from ..games.discovery_island.data import load_bundle
     from ..games.discovery_island.island import load_map
 
     where = _server_path(form.get("map"), "map", "example")
     data = _server_path(form.get("data"), "data", "default")
     if where != "example" and Path(where).exists() and not Path(where).is_file():
         raise FormError("map", f"The map cannot be used: {where[:200]} is not a file.")
-    try:
-        island = load_map(where)
-    except DataError as exc:
-        raise FormError("map", f"The map cannot be used: {str(exc)[:200]}.") from None
-    except UnicodeDecodeError:
-        raise FormError("map", f"The map cannot be used: {where[:200]} is not UTF-8 text.") from None
+    island = _loaded(load_map, where, "map")
     if not island.caches() or not island.featureless_land:
         raise FormError("map", "The map has no cache or no featureless land hex to land on.")
-    try:
-        bundle = load_bundle(data)
-    except DataError as exc:
-        raise FormError("data", f"The data cannot be used: {str(exc)[:200]}.") from None
-    except UnicodeDecodeError:
-        raise FormError("data", f"The data cannot be used: a file in {data[:200]} is not UTF-8 text.") from None
+    bundle = _loaded(load_bundle, data, "data")
     setup = {"map": where, "data": data, "first_player": _first(form, 2, rng)}
     return NewGame("discovery-island", names, setup, island, bundle, secret=True)
 
