@@ -149,6 +149,7 @@ class LiveTable:
         self.status = "starting"
         self.verdicts: list[Verdict] = []
         self._marked: tuple[str, list] = ("", [])
+        self.checker = None                           #: Forbidden Desert's TableChecker, made on first use
         self._latest: tuple | None = None             #: (rectified board, gate status, marked cells)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -272,7 +273,21 @@ class LiveTable:
             self.log.append((index, verdict, time.perf_counter() - started))
             self.deliver(verdict)
             self._marked = (verdict.kind, list(verdict.cells))
+        else:
+            self._check_table(step.watch, index)
         self._publish(step.watch)
+
+    def _check_table(self, watch: WatchOutput, index: int) -> None:
+        """Forbidden Desert: check the whole table against the game when the referee asked or a
+        turn is over, once the table has been still (:class:`.table_check.TableChecker`)."""
+        if self.session.game.id != "forbidden-desert" or not watch.track.ok:
+            return
+        from .table_check import TableChecker
+
+        if self.checker is None:
+            self.checker = TableChecker(self.session, self.fps)
+        if self.checker.due(self.loop, watch.status):
+            self.checker.run(self.loop, watch.track.homography, index)
 
     def _outline(self, view: np.ndarray, marked: tuple[str, list]) -> None:
         """Outline the cells ``marked`` (a verdict's kind and cells) on the rectified board
