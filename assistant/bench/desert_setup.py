@@ -129,10 +129,13 @@ def _render(state, cam, light, settings, seed: int) -> np.ndarray:
     return Renderer(cam).render(scene_of(state), lighting=light, settings=settings, seed=seed).image
 
 
-def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size=(1280, 720)) -> Iterator[dict]:
+def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size=(1280, 720),
+                types: tuple = VISIBLE) -> Iterator[dict]:
     """Checks on rendered game states: each ``{"check": TableCheck, "cells": cells the move
     changed, "event": the move cut out, "seconds": read time}``. Without ``missed`` the engine
-    is at the state the table shows (a correct table); with it, one visible move behind it."""
+    is at the state the table shows (a correct table); with it, one visible move behind it (a
+    move that changes what the camera reads: a third sand marker taken off a stack changes
+    nothing a camera can see, and is entered on the tablet) of one of ``types``."""
     game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
     done, g = 0, 0
     while done < count:
@@ -140,7 +143,8 @@ def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size
         rng = random.Random(seed * 31 + g)
         g += 1
         ks = [k for k in range(1, len(entered) + 1) if states[k].phase == "actions" and states[k].result == "ongoing"
-              and (not missed or entered[k - 1].type in VISIBLE)]
+              and (not missed or entered[k - 1].type in types
+                   and model.expected(states[k]) != model.expected(states[k - 1]))]   # a move the table shows
         for k in rng.sample(ks, min(len(ks), 3, count - done)):
             cam = camera(rng, size)
             light, settings = synth._conditions(rng, which)
