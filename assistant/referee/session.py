@@ -112,6 +112,8 @@ class Session:
         self.reread: list = []
         #: the referee asked for a check of the whole table (taken by the live loop)
         self.check_requested = False
+        #: a check of the whole table is running (off the live loop's thread); set by its checker
+        self.check_running = False
         #: how many times the event list was rewound (undo, set-up change): the live loop rebuilds
         self.rewinds = 0
         #: draws what nobody holds yet (a digital reshuffle's order, a dealt die past the set-up's)
@@ -381,18 +383,23 @@ class Session:
     def request_check(self, role: Role) -> dict[str, Any]:
         """Ask the camera to check the whole table against the game at its next still frame
         (Forbidden Desert: :func:`~assistant.tracking.desert_check.check_table`); the answer
-        comes as referee-only notices. Returns ``{"queued": true}``.
+        comes as referee-only notices. Asking again before the check starts asks for the same
+        check. Returns ``{"queued": true}``.
 
         Raises
         ------
         SessionError
-            403 unless the referee asks.
+            403 unless the referee asks; 409 while a check is running (its answer is to come).
         """
         if role != "referee":
             raise SessionError(403, "referee_only", "Only the referee token can ask for a check of the table.")
         with self.changed:
-            self.check_requested = True
-            self._notice("info", "Checking the whole table at the next still moment.", referee_only=True)
+            if self.check_running:
+                raise SessionError(409, "check_running",
+                                   "A check of the table is already running; its answer comes as a notice.")
+            if not self.check_requested:
+                self.check_requested = True
+                self._notice("info", "Checking the whole table at the next still moment.", referee_only=True)
             return {"queued": True}
 
     def set_device(self, name: str, status: str) -> None:
