@@ -383,23 +383,22 @@ class Session:
     def request_check(self, role: Role) -> dict[str, Any]:
         """Ask the camera to check the whole table against the game at its next still frame
         (Forbidden Desert: :func:`~assistant.tracking.desert_check.check_table`); the answer
-        comes as referee-only notices. Asking again before the check starts asks for the same
-        check. Returns ``{"queued": true}``.
+        comes as referee-only notices. Asking again before the answer comes, or while a check
+        runs (one the camera started by itself), is answered by that same check. Returns
+        ``{"queued": true}``.
 
         Raises
         ------
         SessionError
-            403 unless the referee asks; 409 while a check is running (its answer is to come).
+            403 unless the referee asks.
         """
         if role != "referee":
             raise SessionError(403, "referee_only", "Only the referee token can ask for a check of the table.")
         with self.changed:
-            if self.check_running:
-                raise SessionError(409, "check_running",
-                                   "A check of the table is already running; its answer comes as a notice.")
             if not self.check_requested:
                 self.check_requested = True
-                self._notice("info", "Checking the whole table at the next still moment.", referee_only=True)
+                self._notice("info", "The check of the table that is running will answer." if self.check_running
+                             else "Checking the whole table at the next still moment.", referee_only=True)
             return {"queued": True}
 
     def set_device(self, name: str, status: str) -> None:

@@ -138,8 +138,8 @@ def reread():
 @bp.post("/check")
 def check():
     """Check the whole table against the game at the camera's next still frame (referee token);
-    the corrections and questions come as referee-only notices. 409 without a camera or while a
-    check runs (``Session.request_check``)."""
+    the corrections and questions come as referee-only notices; a request while a check runs is
+    answered by it (``Session.request_check``). 409 without a camera."""
     s = session()
     if role() != "referee":
         raise SessionError(403, "referee_only", "Only the referee token can ask for a check of the table.")

@@ -11,7 +11,8 @@ view as referee-only notices (:meth:`~..referee.session.Session.notify`, shown t
 :mod:`~..referee.door`, which keeps them off the table and the players' pages): a correction as
 ``info``, a question as ``ask``, a move the camera missed as ``ask`` with that move as the option
 the referee may post. A difference traced to the last event says that it can be undone. Findings
-about a game that moved on while the check ran are dropped (the referee, who asked, is told so).
+about a game that moved on while the check ran are dropped (the referee, who asked, is told so);
+the referee asking while a check runs is answered by that check.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ class TableChecker:
     def due(self, loop: Any, status: str) -> bool:
         """Whether a check should run on this frame: the referee asked, or a turn's storm phase
         is over (the engine is in an action phase, no storm card's slides are awaited) and this
-        turn was not checked yet; and in both cases the table has been still ``QUIET_S``."""
+        turn was not checked yet; and in both cases the table has been still ``QUIET_S`` and no
+        check runs."""
         tracker = getattr(loop, "tracker", None)
         still = getattr(loop, "still", None)
         if (tracker is None or still is None or status != "still" or getattr(loop, "detector", None) is None
@@ -101,25 +103,28 @@ class TableChecker:
 
     def _work(self, index: int, job: tuple, asked: bool, at: tuple[int, int]) -> None:
         """The worker: read and compare, then post the findings if the game is still where it
-        was when the still was taken (``at``: events applied, rewinds)."""
+        was when the still was taken (``at``: events applied, rewinds). A request of the
+        referee's that came while it ran is answered by this check."""
         from ..tracking.desert_check import check_table
 
         s = self.session
+        detector, frame, homography, camera_matrix, start, events, reference = job
         try:
-            detector, frame, homography, camera_matrix, start, events, reference = job
             check = check_table(detector, frame, homography, camera_matrix, s.game, start, events, reference)
-            self.log.append((index, check))
-            with s.changed:                         # no event can slip in between the test and the notices
-                if (len(s.applied), s.rewinds) == at:
-                    self.deliver(check, asked)
-                elif asked:
-                    s.notify("info", "The game moved on while the table was checked; ask again when it is still.",
-                             referee_only=True)
         except Exception as exc:                    # say what broke; the live loop goes on
-            s.notify("info", f"The check of the table failed: {type(exc).__name__}: {exc}", referee_only=True)
-        finally:
-            with s.changed:
-                s.check_running = False
+            check = exc
+        else:
+            self.log.append((index, check))
+        with s.changed:                             # no event or request slips in between
+            asked, s.check_requested = asked or s.check_requested, False
+            s.check_running = False
+            if isinstance(check, Exception):
+                s.notify("info", f"The check of the table failed: {type(check).__name__}: {check}", referee_only=True)
+            elif (len(s.applied), s.rewinds) == at:
+                self.deliver(check, asked)
+            elif asked:
+                s.notify("info", "The game moved on while the table was checked; ask again when it is still.",
+                         referee_only=True)
 
     def deliver(self, check: Any, asked: bool = False) -> None:
         """Post a check's findings as referee-only notices (nothing for a clean automatic check;
