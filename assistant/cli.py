@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_cmd_check)
 
     bench = sub.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=["rules", "vision", "detect", "serve", "secrets", "report"],
+    bench.add_argument("what", choices=["rules", "vision", "detect", "serve", "secrets", "setup", "report"],
                        help="which benchmark; report: all of them, then a Markdown report with plots")
     bench.add_argument("-o", "--out", default="bench-report", help="report: the folder to write (default bench-report)")
     bench.add_argument("--seconds", type=float, default=None,

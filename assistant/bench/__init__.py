@@ -10,7 +10,8 @@ import importlib
 
 #: benchmark name -> module with a ``run(seconds, seed) -> int`` function
 BENCHMARKS = {"rules": "assistant.bench.rules", "vision": "assistant.bench.vision", "detect": "assistant.bench.detect",
-              "serve": "assistant.bench.serve", "secrets": "assistant.bench.secrecy"}
+              "serve": "assistant.bench.serve", "secrets": "assistant.bench.secrecy",
+              "setup": "assistant.bench.desert_setup"}
 
 
 def run_bench(what: str, seconds: float | None = None, seed: int = 1) -> int:

@@ -213,6 +213,44 @@ def random_table(rng: random.Random, root: Path) -> tuple[list, dict]:
     return flats, pawns, truth
 
 
+def opening_table(rng: random.Random, root: Path) -> tuple[list, list, dict]:
+    """A random Forbidden Desert opening (rules §3.1), as :func:`random_table` gives a table: the
+    24 tiles shuffled desert side up around the storm at ``[2,2]`` (each within 6 mm of its
+    cell's centre, turned up to 3 degrees), one light sand marker on each of the 8 set-up
+    cells, the pawns of 2-5 random adventurers on the crash site, no part, no card."""
+    from ..vision.detectors.desert_flat import back_of
+
+    layout = mat_layout("forbidden-desert")
+    setup_sand = {(0, 2), (1, 1), (1, 3), (2, 0), (2, 4), (3, 1), (3, 3), (4, 2)}
+    cells = [c.key for c in layout.cells if c.key != (2, 2)]
+    order, tile_mm = rng.sample(TILE_IDS, len(TILE_IDS)), rng.uniform(58.0, 66.0)
+    flats, pawns, truth = [], [], {("face", 2, 2): "storm", ("sand", 2, 2): "none", ("pawns", 2, 2): "",
+                                   ("parts", 2, 2): "", ("card",): "none"}
+    names = {"dune_back": "dune", "water_back": "water", "crash_site_back": "crash_site"}
+    crash = None
+    for cell, tid in zip(cells, order):
+        back = back_of(tid)
+        cx, cy = layout.cell(cell).center_mm
+        centre = (cx + rng.uniform(-6, 6), cy + rng.uniform(-6, 6))
+        flats.append((_photo(root, "tile-backs", names[back]), centre, (tile_mm, tile_mm), rng.uniform(-3, 3), 3.0))
+        truth.update({("face", *cell): back, ("sand", *cell): "none", ("pawns", *cell): "", ("parts", *cell): ""})
+        if cell in setup_sand:
+            pic, side = sand_marker(random.Random(rng.random()), dark=False)
+            flats.append((pic, (centre[0] + rng.uniform(-4, 4), centre[1] + rng.uniform(-4, 4)), (side, side),
+                          rng.uniform(0, 360), 0.0))
+            truth[("sand", *cell)] = "light"
+        if back == "crash_site_back":
+            crash = (cell, centre)
+    colours = rng.sample(sorted(ADVENTURER_COLOUR.values()), rng.randint(2, 5))
+    (cell, (cx, cy)) = crash
+    spots = rng.sample(((-18, -18), (18, -18), (18, 18), (-18, 18), (0, -21)), len(colours))
+    for colour, (dx, dy) in zip(colours, spots):
+        pawns.append((colour, cx + dx + rng.uniform(-2, 2), cy + dy + rng.uniform(-2, 2), rng.uniform(6.0, 9.0),
+                      rng.uniform(24.0, 36.0)))
+    truth[("pawns", *cell)] = "+".join(sorted(colours))
+    return flats, pawns, truth
+
+
 def _look(rng: random.Random, size, outline_mm, stress: bool):
     """A camera over the mat: ``(K, R, t, dist)`` with the whole mat in view."""
     w, h = size
@@ -293,10 +331,12 @@ def _tone(lin: np.ndarray, contrast: float) -> np.ndarray:
     return np.clip(0.5 + (v - 0.5) * contrast + 0.08 * np.sin(2 * np.pi * v) * (contrast - 1.0), 0, 1)
 
 
-def still(seed: int, root: str | Path, stress: bool = False, size=(1280, 720), mat: bool = True) -> Still:
+def still(seed: int, root: str | Path, stress: bool = False, size=(1280, 720), mat: bool = True,
+          table=random_table) -> Still:
     """One picture of a random table (see the module docstring); ``root`` is the component
     folder (``tiles/``, ``tile-backs/``, ``storm-cards/``, ``parts/``). With ``mat`` False the
     pieces lie on a bare wooden table (no printed mat, no markers: give the corners).
+    ``table`` lays the pieces (:func:`random_table`, or :func:`opening_table` for set-ups).
 
     Raises
     ------
@@ -309,7 +349,7 @@ def still(seed: int, root: str | Path, stress: bool = False, size=(1280, 720), m
     plane = draw_mat(layout, PLANE_PPM).astype(np.float32)
     if not mat:                                      # its own draws: the table stays the same
         plane = _wood(random.Random(seed + 0.5), plane.shape)
-    flats, pawns, truth = random_table(rng, root)
+    flats, pawns, truth = table(rng, root)
     # the pawns' soft shadows first, on the mat plane
     light_az = rng.uniform(0, 2 * np.pi)
     shade = np.zeros(plane.shape[:2], np.float32)

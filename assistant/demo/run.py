@@ -116,6 +116,7 @@ def run_recording(rec: Recording, model: str | None = None, leds: str | None = N
             started = time.perf_counter()
             live._run()                               # in this thread: the whole video, as fast as it decodes
             seconds = time.perf_counter() - started
+            live.finish_check(60.0)                   # a check of the table still running posts its notices
             if board:                                 # a board that never answers has sent nothing
                 board[0].wait_until(lambda b: b.frames_sent > 0, 5.0)
             led = (board[0].frames_sent, board[0].status) if board else None

@@ -110,6 +110,10 @@ class Session:
         self.devices: dict[str, str] = {}
         #: cells the referee asked the camera to look at again (taken by the live loop)
         self.reread: list = []
+        #: the referee asked for a check of the whole table (taken by the live loop)
+        self.check_requested = False
+        #: a check of the whole table is running (off the live loop's thread); set by its checker
+        self.check_running = False
         #: how many times the event list was rewound (undo, set-up change): the live loop rebuilds
         self.rewinds = 0
         #: draws what nobody holds yet (a digital reshuffle's order, a dealt die past the set-up's)
@@ -343,15 +347,17 @@ class Session:
         return notice
 
     def notify(self, kind: str, message: str, cells=(), reason: str | None = None, options=(),
-               private: str = "") -> dict[str, Any]:
+               private: str = "", referee_only: bool = False) -> dict[str, Any]:
         """Show a warning or a question (``kind`` ``"illegal"``, ``"ask"``, ``"info"``) on the
         referee view and the table view with ``cells`` highlighted; a question may offer
         ``options`` (lists of event objects, the explanations the tracker could not decide
         between: the referee's only). ``private`` is a fuller sentence for the referee (it may
-        name hidden things); the table sees what :func:`.door.notice_json` lets through.
+        name hidden things); the table sees what :func:`.door.notice_json` lets through, and
+        nothing of a ``referee_only`` notice (a check of the table: :func:`.door.notices`).
         Returns the notice as the referee sees it."""
         with self.changed:
-            return door.notice_json(self.game, self._notice(kind, message, cells, reason, options, private), "referee")
+            return door.notice_json(self.game, self._notice(kind, message, cells, reason, options, private,
+                                                            referee_only), "referee")
 
     def dismiss(self, notice_id: int) -> None:
         """Remove a notice. Raises :class:`SessionError` (404) for an unknown id."""
@@ -384,6 +390,27 @@ class Session:
             self.reread.extend(tuple(c) if isinstance(c, list) else c for c in cells)
             self._notice("info", "Looking again at the cells asked for.", cells)
             return {"cells": len(cells)}
+
+    def request_check(self, role: Role) -> dict[str, Any]:
+        """Ask the camera to check the whole table against the game at its next still frame
+        (Forbidden Desert: :func:`~assistant.tracking.desert_check.check_table`); the answer
+        comes as referee-only notices. Asking again before the answer comes, or while a check
+        runs (one the camera started by itself), is answered by that same check. Returns
+        ``{"queued": true}``.
+
+        Raises
+        ------
+        SessionError
+            403 unless the referee asks.
+        """
+        if role != "referee":
+            raise SessionError(403, "referee_only", "Only the referee token can ask for a check of the table.")
+        with self.changed:
+            if not self.check_requested:
+                self.check_requested = True
+                self._notice("info", "The check of the table that is running will answer." if self.check_running
+                             else "Checking the whole table at the next still moment.", referee_only=True)
+            return {"queued": True}
 
     def set_device(self, name: str, status: str) -> None:
         """Show a device's status (``"LED board"``: ``"connected to /dev/ttyUSB0"``,

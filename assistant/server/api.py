@@ -151,6 +151,19 @@ def reread():
     return jsonify(session().request_reread(data.get("cells") if isinstance(data, dict) else None, role()))
 
 
+@bp.post("/check")
+def check():
+    """Check the whole table against the game at the camera's next still frame (referee token);
+    the corrections and questions come as referee-only notices; a request while a check runs is
+    answered by it (``Session.request_check``). 409 without a camera."""
+    s = session()
+    if role() != "referee":
+        raise SessionError(403, "referee_only", "Only the referee token can ask for a check of the table.")
+    if current_app.config.get("CAMERA") is None:
+        raise SessionError(409, "no_camera", "No camera follows this table: there is nothing to check it with.")
+    return jsonify(s.request_check(role())), 202
+
+
 @bp.post("/undo")
 def undo():
     """Take back the last event (Board Game Arena's rule; see ``Session.can_undo``)."""

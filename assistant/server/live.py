@@ -149,6 +149,7 @@ class LiveTable:
         self.status = "starting"
         self.verdicts: list[Verdict] = []
         self._marked: tuple[str, list] = ("", [])
+        self.checker = None                           #: Forbidden Desert's TableChecker, made on first use
         self._latest: tuple | None = None             #: (rectified board, gate status, marked cells)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -272,7 +273,27 @@ class LiveTable:
             self.log.append((index, verdict, time.perf_counter() - started))
             self.deliver(verdict)
             self._marked = (verdict.kind, list(verdict.cells))
+        else:
+            self._check_table(step.watch, index)
         self._publish(step.watch)
+
+    def _check_table(self, watch: WatchOutput, index: int) -> None:
+        """Forbidden Desert: start a check of the whole table against the game, on a worker
+        thread, when the referee asked or a turn is over, once the table has been still and no
+        check runs (:class:`.table_check.TableChecker`)."""
+        if self.session.game.id != "forbidden-desert" or not watch.track.ok:
+            return
+        from .table_check import TableChecker
+
+        if self.checker is None:
+            self.checker = TableChecker(self.session, self.fps)
+        if self.checker.due(self.loop, watch.status):
+            self.checker.start(self.loop, watch.track.homography, index)
+
+    def finish_check(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for a running check of the table (see
+        :meth:`_check_table`); returns whether none runs."""
+        return self.checker is None or self.checker.join(timeout)
 
     def _outline(self, view: np.ndarray, marked: tuple[str, list]) -> None:
         """Outline the cells ``marked`` (a verdict's kind and cells) on the rectified board

@@ -70,6 +70,9 @@ def document() -> dict[str, Any]:
                                         requestBody={"required": True, "content": {"application/json": {
                                             "schema": {"type": "object", "required": ["cells"],
                                                        "properties": {"cells": {"type": "array"}}}}}})},
+            "/api/check": {"post": _op("Check the whole table against the game at the camera's next still "
+                                       "frame (referee); the answer comes as referee-only notices",
+                                       {"202": _json("check queued")}, (403, 409))},
             "/api/undo": {"post": _op("Take back the last event within the current player's turn",
                                       {"200": _json("events left")}, (403, 409))},
             "/api/notices/{notice_id}/dismiss": {"post": _op(

@@ -103,3 +103,83 @@ def test_looking_again_at_a_cell_commits_what_the_gate_never_saw(tmp_path):
     assert s.request_reread([list(c) for c in changed], "referee") == {"cells": len(changed)}
     live.start().thread.join(120)
     assert [a.obj for a in s.applied] == [enter.to_json()] and s.reread == []
+
+
+def _http(port, method, path, token=""):
+    """``(status, JSON body)`` of one request to the server on ``port``."""
+    import http.client
+    import json
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request(method, path, headers={"Authorization": f"Bearer {token}"} if token else {})
+    response = conn.getresponse()
+    body = json.loads(response.read() or b"null")
+    conn.close()
+    return response.status, body
+
+
+def test_the_referee_checks_the_table_off_the_frame_thread_and_only_the_referee_hears(tmp_path):
+    """Forbidden Desert's whole live loop (a taught detector, the table rendered as the engine
+    has it) behind a real waitress server: the referee's ``POST /api/check`` is answered 202,
+    a second one before the check starts, or one while it runs, is answered by the same check;
+    frames go on through the loop while the check runs; the answer is a notice the referee sees
+    and the players and the table do not; the game is not changed. A player's token gets 403,
+    and without a camera the referee gets 409."""
+    import random
+    import shutil
+    import threading
+    import time
+
+    from assistant.bench.desert_setup import camera
+    from assistant.games.forbidden_desert.simulate import random_setup
+    from assistant.server.app import create_app
+    from assistant.server.wsgi import make_server
+    from assistant.vision.detectors import forbidden_desert as fd
+    from assistant.vision.detectors.synth import _conditions
+    from assistant.vision.render.desert_script import scene_of
+
+    s = Session.start("forbidden-desert", random_setup(random.Random(2), n_players=2), None, tmp_path / "fd.jsonl")
+    fd.teach().save(tmp_path / "model")
+    rng = random.Random(11)
+    cam = camera(rng, (960, 540))
+    light, settings = _conditions(rng, "normal")
+    (tmp_path / "frames").mkdir()
+    first = tmp_path / "frames" / "0000.png"
+    cv2.imwrite(str(first), Renderer(cam).render(scene_of(s.state), lighting=light, settings=settings, seed=11).image)
+    for k in range(1, 70):                                      # a still table, 7 s at 10 frames a second
+        shutil.copy(first, tmp_path / "frames" / f"{k:04d}.png")
+    during = []                                                 # frames read while a check ran
+    live = LiveTable(s, FolderSource(tmp_path / "frames", fps=10.0),
+                     lambda st: make_loop("forbidden-desert", st, str(tmp_path / "model"), 10.0, cam.K), 10.0,
+                     before_frame=lambda i: during.append(i) if s.check_running else None)
+    server = make_server(create_app(s, camera=live.jpeg), "127.0.0.1", 0, 8)
+    threading.Thread(target=server.run, daemon=True).start()     # waitress has no clean stop: a daemon
+    port, referee, player = server.effective_port, s.tokens["referee"], s.tokens["0"]
+
+    assert _http(port, "POST", "/api/check", player)[0] == 403
+    assert _http(port, "POST", "/api/check")[0] == 403
+    assert _http(port, "POST", "/api/check", referee) == (202, {"queued": True})
+    assert _http(port, "POST", "/api/check", referee) == (202, {"queued": True})      # the same check
+    live.start()
+    deadline = time.monotonic() + 60
+    while not s.check_running and live.thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert s.check_running
+    assert _http(port, "POST", "/api/check", referee) == (202, {"queued": True})   # answered by the running one
+    live.thread.join(60)
+    assert live.finish_check(60) and live.status == "the camera source stopped"
+    assert len(live.checker.log) == 1 and during                 # one check; frames went on meanwhile
+
+    def notices(token=""):
+        return [n["message"] for n in _http(port, "GET", "/api/snapshot", token)[1]["notices"]]
+
+    told = notices(referee)
+    assert told.count("Checking the whole table at the next still moment.") == 1
+    assert told.count("The check of the table that is running will answer.") == 1
+    assert told.count("The table matches the game.") == 1, told
+    assert notices(player) == [] and notices() == []
+    assert s.applied == [] and not s.check_running
+
+    no_camera = create_app(s).test_client()
+    r = no_camera.post("/api/check", headers={"Authorization": f"Bearer {referee}"})
+    assert r.status_code == 409 and r.get_json()["error"] == "no_camera"

@@ -1,0 +1,359 @@
+""""Check the table" for Forbidden Desert: a full read of every slot at a quiet moment, compared
+with the engine's state.
+
+The live tracker explains each change from the last committed state and never looks at the whole
+table again, so one change it missed or misread would leave it out of step for good. A check
+reads every slot (:meth:`~..vision.detectors.forbidden_desert.FDDetector.read`; the pawns by
+change against the last committed still when one is given, which a tile's painting cannot
+confuse) and compares the readings with what the engine's state should look like
+(:meth:`~.forbidden_desert.ForbiddenDesertTable.expected`):
+
+- a difference read very surely (``CORRECT_SURE`` per slot kind, the engine's label not even an
+  alternative of the reading) becomes a *correction*: one sentence in the rules' terms saying
+  what to change on the table so that it shows the engine's state ("take the sand off C3",
+  "the blue pawn belongs on B2");
+- a difference read surely but not that surely becomes a *question* ("Is there sand on C3?");
+- anything less sure says nothing. A correct table checked again and again must raise nothing:
+  a wrong correction costs more than a late one.
+
+Each difference is traced to the committed event that most likely caused it: walking back the
+record, the most recent event that changed that slot's expected look, preferring one whose
+state before shows what the table shows now (the table never followed it). The referee can
+undo it when it is the last event (:meth:`~..referee.session.Session.can_undo`). When legal
+visible events from the engine's state explain every difference at once (a move the camera
+missed), they are offered too (:attr:`TableCheck.missed`), for the referee to enter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ..games.base import Event, Game
+from .base import Reading, Slot, search
+from .forbidden_desert import CARD, ForbiddenDesertTable, cell_name, colours_of
+
+#: a difference read at least this sure (confidence) becomes a correction, per slot kind (pawns
+#: only when read by change against the last committed still: from one still, crowded tiles are
+#: misread too often to correct anyone; see :func:`compare_table`)
+CORRECT_SURE = {"face": 0.99, "sand": 0.95, "parts": 0.95, "pawns": 0.9}
+#: a difference read at least this sure becomes a question (below it: nothing is said)
+ASK_SURE = {"face": 0.9, "sand": 0.8, "parts": 0.8, "pawns": 0.9}
+#: and with at least this margin (nats over the runner-up) for either
+CHECK_MARGIN = 1.0
+#: longest sequence of missed events looked for
+MISSED_DEPTH = 2
+
+
+@dataclass(frozen=True)
+class Cause:
+    """The committed event a difference most likely comes from: ``index`` (1-based, its place in
+    the record), the ``event``, ``text`` (for people), ``undoable`` (it is the last event, so the
+    referee may undo it; the server sets it from the session), ``stale`` (the table still shows
+    what it showed before it: the table never followed it)."""
+
+    index: int
+    event: Event
+    text: str
+    undoable: bool = False
+    stale: bool = False
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One difference: the ``cell`` ``(r, c)`` (or ``("card",)``), ``kind`` (``"correction"`` or
+    ``"question"``), the slots it is about, one ``sentence``, and its ``cause`` (or None when no
+    committed event changed that slot: the table differed from the start)."""
+
+    cell: tuple
+    kind: str
+    slots: tuple
+    sentence: str
+    cause: Cause | None = None
+
+    def text(self) -> str:
+        """The sentence with its cause: ``"Take the sand off C3 (after event 12: player 1: remove
+        sand at C3)."``"""
+        if self.cause is None:
+            return self.sentence
+        return f"{self.sentence[:-1]} (since event {self.cause.index}: {self.cause.text})."
+
+
+@dataclass
+class TableCheck:
+    """What :func:`compare_table` found.
+
+    Attributes
+    ----------
+    findings : list of Finding
+        Corrections first, then questions, each in row-major cell order.
+    missed : list of Event
+        Legal visible events from the engine's state that explain every difference (a move the
+        camera missed); empty when none does, or more than one sequence fits.
+    missed_text : str
+        One sentence naming them, or "".
+    """
+
+    findings: list = field(default_factory=list)
+    missed: list = field(default_factory=list)
+    missed_text: str = ""
+
+    @property
+    def corrections(self) -> list[Finding]:
+        """The findings that are corrections."""
+        return [f for f in self.findings if f.kind == "correction"]
+
+    @property
+    def questions(self) -> list[Finding]:
+        """The findings that are questions."""
+        return [f for f in self.findings if f.kind == "question"]
+
+    @property
+    def clean(self) -> bool:
+        """Nothing to say: the table matches the engine as far as it was read surely."""
+        return not self.findings and not self.missed
+
+    def cells(self) -> list:
+        """The cells of the findings, in order, each once."""
+        return list(dict.fromkeys(f.cell for f in self.findings))
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"corrections": [...], "questions": [...], "missed": [event objects], "missed_text": str}``,
+        each finding ``{"cell", "name", "sentence", "cause": {"index", "text", "undoable"} | None}``."""
+        def one(f: Finding) -> dict[str, Any]:
+            cause = None if f.cause is None else {"index": f.cause.index, "text": f.cause.text,
+                                                   "undoable": f.cause.undoable}
+            return {"cell": list(f.cell), "name": cell_name(f.cell), "sentence": f.sentence, "cause": cause}
+        return {"corrections": [one(f) for f in self.corrections], "questions": [one(f) for f in self.questions],
+                "missed": [e.to_json() for e in self.missed], "missed_text": self.missed_text}
+
+
+def _level(reading: Reading, kind: str) -> str | None:
+    """``"correction"``, ``"question"`` or None for a reading that differs from the engine."""
+    if reading.margin < CHECK_MARGIN:
+        return None
+    if reading.confidence >= CORRECT_SURE[kind]:
+        return "correction"
+    return "question" if reading.confidence >= ASK_SURE[kind] else None
+
+
+def _sand_sentence(name: str, have: str, need: str, count: int) -> tuple[str, str]:
+    """(correction, question) sentences for a cell's sand; ``count`` the engine's markers there."""
+    if need == "none":
+        return f"Take the sand off {name}.", f"Is there sand on {name}? The game has none there."
+    stack = "one sand marker, light side up" if count == 1 else f"{count} sand markers, the top one dark side up"
+    if have == "none":
+        return f"Put {stack} on {name}.", f"Is {name} bare? The game has {stack} there."
+    if need == "dark":
+        return (f"Turn the marker on {name} dark side up: the tile holds {count} markers.",
+                f"Is the marker on {name} light side up? The game has {count} markers there.")
+    return (f"Leave one sand marker on {name}, light side up.",
+            f"Does {name} hold more than one sand marker? The game has one there.")
+
+
+def _face_sentence(name: str, have: str, need: str) -> tuple[str, str]:
+    def shown(label: str) -> str:
+        if label == "storm":
+            return "empty (the storm)"
+        return (f"desert side up ({label.replace('_', ' ')})" if label.endswith("_back")
+                else f"city side up ({label.replace('_', ' ')})")
+    if need == "storm":
+        return (f"{name} is the storm: take the tile off it (the tiles slide as the storm cards say).",
+                f"Is there a tile on {name}? It is the storm.")
+    return (f"The tile on {name} should lie {shown(need)}; it is read {shown(have)}.",
+            f"Does the tile on {name} lie {shown(need)}? It is read {shown(have)}.")
+
+
+def _parts_sentence(name: str, have: str, need: str) -> tuple[str, str]:
+    def named(label: str) -> str:
+        return " and ".join(p.replace("_", " ") for p in label.split("+")) if label else "no part"
+    return (f"{name} should hold {named(need)}; it is read with {named(have)}.",
+            f"Does {name} hold {named(have)}? The game has {named(need)} there.")
+
+
+def _pawn_findings(want: Mapping[Slot, str], readings: Mapping[Slot, Reading], by_change: bool) -> list[tuple]:
+    """(cell, level, slots, sentence) for the pawns: a pawn missing from its cell "belongs on"
+    it (saying where it is read instead), one read where the game has none is taken off."""
+    now = {s[1:]: r for s, r in readings.items() if s[0] == "pawns"}
+    out = []
+    seen_at: dict[str, list] = {}
+    for cell, r in now.items():
+        for colour in colours_of(r.label) - colours_of(want.get(("pawns", *cell), "")):
+            seen_at.setdefault(colour, []).append(cell)
+    for cell, r in sorted(now.items()):
+        need = want.get(("pawns", *cell), "")
+        if r.label == need or r.fits(need) and not by_change:
+            continue
+        level = _level(r, "pawns")
+        if level == "correction" and not by_change:
+            level = "question"                      # one still: crowded tiles are misread
+        if level is None:
+            continue
+        name = cell_name(cell)
+        for colour in sorted(colours_of(need) - colours_of(r.label)):
+            where = seen_at.get(colour)
+            at = f" (it is read on {', '.join(cell_name(c) for c in where)})" if where else ""
+            out.append((cell, level, (("pawns", *cell),), f"The {colour} pawn belongs on {name}{at}." if level ==
+                        "correction" else f"Is the {colour} pawn on {name}? The game has it there{at}."))
+        for colour in sorted(colours_of(r.label) - colours_of(need)):
+            if any(colour in colours_of(want.get(("pawns", *c), "")) for c in now if c != cell):
+                continue                            # said where it belongs
+            out.append((cell, level, (("pawns", *cell),), f"Take the {colour} pawn off {name}." if level ==
+                        "correction" else f"Is the {colour} pawn on {name}? The game has none there."))
+    return out
+
+
+def trace(model: ForbiddenDesertTable, states: Sequence[Any], events: Sequence[Event], slot: Slot,
+          label: str) -> Cause | None:
+    """The committed event that most likely caused the table to read ``label`` in ``slot`` where
+    the engine expects otherwise.
+
+    Parameters
+    ----------
+    states : list of State
+        ``states[i]`` the state before ``events[i]``; ``states[-1]`` the engine's state now
+        (``len(states) == len(events) + 1``).
+    events : list of Event
+        The record's events, in order.
+    slot : slot
+    label : str
+        What the table reads there.
+
+    Returns
+    -------
+    Cause or None
+        Walking back from the last event: the most recent event after which the slot's expected
+        label changed and before which it was ``label`` (the table did not follow it:
+        ``stale``); failing that, the most recent event that changed the slot's expected label;
+        None when none did.
+    """
+    looks = [model.expected(s).get(slot) for s in states]
+    latest = None
+    for i in range(len(events) - 1, -1, -1):
+        if looks[i] == looks[i + 1]:
+            continue
+        if latest is None:
+            latest = i
+        if looks[i] == label:
+            return Cause(i + 1, events[i], model.event_text(events[i]), stale=True)
+    return None if latest is None else Cause(latest + 1, events[latest], model.event_text(events[latest]))
+
+
+def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: Sequence[Event],
+                  readings: Mapping[Slot, Reading], pawns_by_change: bool = False,
+                  states: Sequence[Any] | None = None) -> TableCheck:
+    """Compare a full read of the table with the engine's state after ``events``.
+
+    Parameters
+    ----------
+    game : Game
+        Forbidden Desert's rules (:func:`~..games.get_game`).
+    model : ForbiddenDesertTable
+    start : State
+        The state at the start of the record.
+    events : list of Event
+        The record's events (the session's applied events, parsed).
+    readings : dict slot -> Reading
+        Every slot of the table (:meth:`~..vision.detectors.forbidden_desert.FDDetector.read`).
+    pawns_by_change : bool
+        Whether the pawn readings were read by change against the last committed still (they
+        may then correct; from one still they may only ask).
+    states : list of State, optional
+        ``states[i]`` before ``events[i]`` and the state now last, when the caller has them;
+        default replayed from ``start``.
+
+    Returns
+    -------
+    TableCheck
+
+    Raises
+    ------
+    ValueError
+        When an event of ``events`` is illegal from ``start`` (the record was edited).
+    """
+    if states is None:
+        states = [start]
+        for ev in events:
+            after = game.apply(states[-1], ev)
+            if not after:
+                raise ValueError(f"event {len(states)} is illegal: {after.message}")
+            states.append(after)
+    state = states[-1]
+    want = model.expected(state)
+    found: list[tuple] = []
+    for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
+        kind = slot[0]
+        if kind in ("pawns", "card") or slot not in want or r.label == want[slot] or r.fits(want[slot]):
+            continue
+        if r.label == "unknown":
+            continue
+        level = _level(r, kind)
+        if level is None:
+            continue
+        cell = model.cell_of(slot)
+        name, need = cell_name(cell), want[slot]
+        if kind == "sand":
+            tile = state.slot_at(cell)
+            pair = _sand_sentence(name, r.label, need, state.sand[tile] if tile is not None else 0)
+        elif kind == "face":
+            pair = _face_sentence(name, r.label, need)
+        else:
+            pair = _parts_sentence(name, r.label, need)
+        found.append((cell, level, (slot,), pair[0] if level == "correction" else pair[1]))
+    found += _pawn_findings(want, readings, pawns_by_change)
+    findings = []
+    for cell, level, slots, sentence in found:
+        slot = slots[0]
+        findings.append(Finding(cell, level, slots, sentence, trace(model, states, events, slot, readings[slot].label)))
+    findings.sort(key=lambda f: (f.kind != "correction", f.cell))
+    check = TableCheck(findings)
+    if findings:
+        check.missed, check.missed_text = _missed(game, model, state, readings, {f.cell for f in findings},
+                                                  pawns_by_change)
+    return check
+
+
+def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mapping[Slot, Reading], cells: set,
+            pawns_by_change: bool) -> tuple[list[Event], str]:
+    """Legal visible events from ``state`` that make the engine's table the one read (the
+    tracker's search, :func:`~.base.search`, over the cells that differ), when exactly one
+    sequence fits with no sure reading against it."""
+    trusted = {s: r for s, r in readings.items() if s != CARD and (s[0] != "pawns" or pawns_by_change)}
+    found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
+    if not found:
+        return [], ""
+    best = [e for e in found if e.mismatches - found[0].mismatches < 0.1 and len(e.events) == len(found[0].events)]
+    if len({model.expected(e.state).__repr__() for e in best}) != 1:
+        return [], ""
+    events = list(best[0].events)
+    return events, ("The table shows what the camera did not see: " + "; then ".join(model.event_text(e) for e in events)
+                    + ". Enter it, or put the table back as said.")
+
+
+def check_table(detector, frame, homography, camera_matrix, game: Game, start: Any, events: Sequence[Event],
+                reference: tuple | None = None, states: Sequence[Any] | None = None) -> TableCheck:
+    """Read every slot of a still and compare it with the engine (:func:`compare_table`).
+
+    Parameters
+    ----------
+    detector : FDDetector
+    frame : (H, W, 3) uint8
+        BGR, undistorted: a still moment (the mean of the live loop's still window).
+    homography : (3, 3) float64
+        Mat mm -> frame px.
+    camera_matrix : (3, 3) float64
+        Intrinsics.
+    game, start, events, states
+        See :func:`compare_table`.
+    reference : (frame, homography, pawns), optional
+        The last committed still, its homography and the pawn colours the engine put on each
+        cell then (the live loop's ``reference``): the pawns are then read by change and may be
+        corrected; without it they are read from this still and may only be asked about.
+
+    Returns
+    -------
+    TableCheck
+    """
+    readings = detector.read(frame, homography, camera_matrix, None, reference)
+    by_change = reference is not None and getattr(detector, "pawn_colour", None) is not None
+    return compare_table(game, ForbiddenDesertTable(), start, events, readings, by_change, states)

@@ -1,0 +1,323 @@
+"""Forbidden Desert's opening table read from one still, checked against the set-up rules, and
+turned into the engine's set-up once the referee has confirmed it.
+
+The set-up rules (``shared/rules/forbidden-desert.md`` §3.1, §1.2, §1.3): the 24 tiles lie desert
+side up (20 ``dune_back``, 3 ``water_back``, the crash site) around the empty storm cell ``[2,2]``;
+one sand marker, light side up, on each of the 8 cells at Manhattan distance 2 from the centre
+and none elsewhere; the parts beside the board; every pawn on the crash site; the storm deck face
+down (no card in the card place).
+
+:func:`read_setup` reads every slot with the Forbidden Desert detector (the faces jointly, with
+the rules' tile counts as a prior: :func:`~..vision.detectors.desert_flat.table_readings`) and
+:func:`setup_flags` lists every cell that breaks those rules or was read unsure, each with one
+sentence. Nothing read is changed to fit the rules: a table that breaks them is shown as read,
+so the referee sees it. :func:`setup_from_reading` makes the record header's ``setup`` object of
+a confirmed table: the layout names only the backs (``dune_back``, ``water_back``,
+``crash_site``), so every face stays hidden until it is excavated, as for any physical table
+(rules §5.1, example E15); the decks are physical (no ``storm_deck``/``equipment_deck``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..games.forbidden_desert.components import ADVENTURERS, BACK_COUNTS, SETUP_SAND, SIZE, START_STORM
+from .base import Reading, Slot
+from .forbidden_desert import CARD, cell_name, colours_of
+
+#: a reading at least this sure (confidence) is not flagged as unsure, per slot kind: the face
+#: read by the whole-table assignment, the others by the piece classifiers. Chosen on set-up
+#: tables of tuning seeds 900-919 (own renderer, normal and stress), never on the bench's
+#: measuring seeds: a face swap between a dune and a water back breaks no rule, so faces must be
+#: very sure; a wrong sand, part or pawn reading of a correct opening always breaks a rule
+#: (:func:`setup_flags`), so those need only not be a coin toss
+SETUP_SURE = {"face": 0.99, "sand": 0.5, "pawns": 0.5, "parts": 0.45, "card": 0.9}
+BACK_FACES = ("dune_back", "water_back", "crash_site_back")
+#: the back labels the engine's layout uses (the crash site's back is named after it)
+LAYOUT_BACK = {"dune_back": "dune_back", "water_back": "water_back", "crash_site_back": "crash_site"}
+COLOUR_OF = {a.id: a.colour for a in ADVENTURERS.values()}
+ADVENTURER_OF_COLOUR = {a.colour: a.id for a in ADVENTURERS.values()}
+KINDS = ("face", "sand", "pawns", "parts")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One thing the referee should look at: ``cell`` (``(r, c)`` or ``("card",)``), ``kind``
+    (``"rules"``: the reading breaks the set-up rules; ``"unsure"``: read without enough
+    confidence) and ``reason``, one sentence."""
+
+    cell: tuple
+    kind: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"cell": [r, c], "name": "C3", "kind": ..., "reason": ...}``."""
+        return {"cell": list(self.cell), "name": cell_name(self.cell), "kind": self.kind, "reason": self.reason}
+
+
+@dataclass
+class SetupReading:
+    """What :func:`read_setup` read.
+
+    Attributes
+    ----------
+    readings : dict slot -> Reading
+        Every slot of the table (``("face", r, c)``, ``("sand", r, c)``, ``("pawns", r, c)``,
+        ``("parts", r, c)``, ``("card",)``), labels as in :mod:`.forbidden_desert`.
+    flags : list of Flag
+        :func:`setup_flags` of the readings.
+    """
+
+    readings: dict
+    flags: list = field(default_factory=list)
+
+    def cell(self, cell: tuple) -> dict[str, Reading]:
+        """The readings of one cell ``(r, c)`` by kind (``face``, ``sand``, ``pawns``, ``parts``)."""
+        return {kind: self.readings[(kind, *cell)] for kind in KINDS if (kind, *cell) in self.readings}
+
+    def confidence(self, cell: tuple) -> float:
+        """The least confidence (0..1) of a cell's readings."""
+        return min((r.confidence for r in self.cell(cell).values()), default=0.0)
+
+    @property
+    def storm(self) -> tuple | None:
+        """The cell read as the storm, or None when not exactly one cell is."""
+        found = [s[1:] for s, r in self.readings.items() if s[0] == "face" and r.label == "storm"]
+        return tuple(found[0]) if len(found) == 1 else None
+
+    def labels(self) -> dict[Slot, str]:
+        """The best label of every slot."""
+        return {slot: r.label for slot, r in self.readings.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        """Per cell its labels and confidence, and the flags: what the referee view shows over
+        the board (``{"cells": [{"cell": [r, c], "name": "A1", "face": ..., "sand": ...,
+        "pawns": ..., "parts": ..., "confidence": float}, ...], "card": str, "flags": [...]}``)."""
+        cells = []
+        for r in range(SIZE):
+            for c in range(SIZE):
+                row = {"cell": [r, c], "name": cell_name((r, c)), "confidence": round(self.confidence((r, c)), 3)}
+                row.update({kind: reading.label for kind, reading in self.cell((r, c)).items()})
+                cells.append(row)
+        card = self.readings.get(CARD)
+        return {"cells": cells, "card": card.label if card else "none", "flags": [f.to_json() for f in self.flags]}
+
+
+def setup_sand_cells(storm: tuple = START_STORM) -> set[tuple]:
+    """The cells that get one sand marker at set-up (rules §3.1 step 2): Manhattan distance 2
+    from ``storm`` (the rules' list ``SETUP_SAND`` for the centre)."""
+    if tuple(storm) == START_STORM:
+        return set(SETUP_SAND)
+    return {(r, c) for r in range(SIZE) for c in range(SIZE) if abs(r - storm[0]) + abs(c - storm[1]) == 2}
+
+
+def _named(label: str) -> str:
+    return label.replace("_", " ").replace("+", " and ") if label else "nothing"
+
+
+def setup_flags(readings: Mapping[Slot, Reading], players: Sequence[str] | None = None,
+                sure: Mapping[str, float] = SETUP_SURE) -> list[Flag]:
+    """Every cell whose reading breaks the set-up rules (§3.1) or is unsure, one flag each
+    (the rules first: a cell that breaks them and is unsure is flagged for the rules).
+
+    Parameters
+    ----------
+    readings : dict slot -> Reading
+        Every slot of the table (see :class:`SetupReading`).
+    players : list of adventurer ids, optional
+        The players' adventurers (the tablet's form): their pawns must all be on the crash
+        site and no other pawn on the board. Without them, pawns are only checked to stand on
+        the crash site.
+    sure : dict kind -> float
+        The least confidence that is not unsure (default ``SETUP_SURE``).
+
+    Returns
+    -------
+    list of Flag
+        In row-major cell order, then the card place.
+    """
+    faces = {s[1:]: r for s, r in readings.items() if s[0] == "face"}
+    storms = [c for c, r in faces.items() if r.label == "storm"]
+    crash = [c for c, r in faces.items() if r.label == "crash_site_back"]
+    sand_cells = setup_sand_cells(START_STORM)
+    want_pawns = {COLOUR_OF[p] for p in players} if players is not None else None
+    counts = {b: sum(r.label == b for r in faces.values()) for b in BACK_FACES}
+    out: list[Flag] = []
+    for cell in sorted(faces):
+        name = cell_name(cell)
+        face = faces[cell].label
+        sand, pawns, parts = (readings.get((k, *cell), Reading("" if k != "sand" else "none")).label
+                              for k in ("sand", "pawns", "parts"))
+        rule = None
+        if face == "storm" and cell != START_STORM:
+            rule = f"{name} is read empty, but the storm starts at {cell_name(START_STORM)} with a tile on every other cell."
+        elif cell == START_STORM and face != "storm":
+            rule = f"{name} is the storm at set-up and must stay empty, but it is read as {_named(face)}."
+        elif face == "unknown":
+            rule = f"{name} matches no tile I know: check the tile there."
+        elif face not in BACK_FACES and face != "storm":
+            rule = f"{name} shows the {_named(face)} city side; at set-up every tile lies desert side up."
+        elif face in BACK_FACES and counts[face] > BACK_COUNTS[LAYOUT_BACK[face]]:
+            rule = f"{name} is one of {counts[face]} {_named(face)} tiles read; the game has {BACK_COUNTS[LAYOUT_BACK[face]]}."
+        elif sand != "none" and cell == START_STORM:
+            rule = f"{name} is the storm and holds no sand."
+        elif cell in sand_cells and sand != "light":
+            rule = (f"{name} should hold one sand marker, light side up, but it is read as "
+                    f"{'no sand' if sand == 'none' else 'two or more markers (dark side up)'}.")
+        elif cell not in sand_cells and sand != "none":
+            rule = f"{name} should hold no sand at set-up, but a marker is read there."
+        elif parts:
+            rule = f"{name} holds the {_named(parts)}; at set-up the parts lie beside the board."
+        elif pawns and cell not in crash:
+            rule = f"{name} holds the {_named(pawns)} pawn(s); every pawn starts on the crash site."
+        elif cell in crash and want_pawns is not None and colours_of(pawns) != want_pawns:
+            rule = (f"{name}, the crash site, is read with {_named(pawns) if pawns else 'no'} pawn(s); the players' "
+                    f"pawns are {_named('+'.join(sorted(want_pawns)))}.")
+        if rule is not None:
+            out.append(Flag(cell, "rules", rule))
+            continue
+        weak = [k for k in KINDS if (k, *cell) in readings and readings[(k, *cell)].confidence < sure[k]]
+        if weak:
+            what = " and ".join(f"the {k} ({_named(readings[(k, *cell)].label)}, "
+                                f"{readings[(k, *cell)].confidence:.0%} sure)" for k in weak)
+            out.append(Flag(cell, "unsure", f"I read {what} on {name} without enough confidence: please check it."))
+    if len(storms) != 1:
+        where = ", ".join(cell_name(c) for c in storms) or "no cell"
+        out.append(Flag(START_STORM, "rules", f"Exactly one cell must be empty (the storm); read: {where}."))
+    if len(crash) != 1:
+        out.append(Flag(START_STORM, "rules", f"The crash site is read on {len(crash)} cells; the game has one."))
+    card = readings.get(CARD)
+    if card is not None and card.label != "none":
+        out.append(Flag(CARD, "rules", f"A storm card ({_named(card.label)}) lies face up; at set-up the storm deck "
+                                       "lies face down and no card is drawn."))
+    elif card is not None and card.confidence < sure["card"]:
+        out.append(Flag(CARD, "unsure", "I cannot tell whether the card place is empty: please check it."))
+    return out
+
+
+def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str] | None = None) -> SetupReading:
+    """Read the whole opening table from one still and flag what to check.
+
+    Parameters
+    ----------
+    detector : FDDetector
+        The Forbidden Desert table reader (:class:`~..vision.detectors.forbidden_desert.FDDetector`).
+    frame : (H, W, 3) uint8
+        BGR, undistorted (a still: the mean of the still window, or one picture).
+    homography : (3, 3) float64
+        Mat mm -> frame px (the registration, :func:`~..vision.registration.register`).
+    camera_matrix : (3, 3) float64
+        Intrinsics of ``frame`` (for the standing pawns).
+    players : list of adventurer ids, optional
+        See :func:`setup_flags`.
+
+    Returns
+    -------
+    SetupReading
+        Every slot's reading with its confidence, and the flags (:func:`setup_flags`).
+    """
+    readings = detector.read(frame, homography, camera_matrix)
+    return SetupReading(dict(readings), setup_flags(readings, players))
+
+
+def _first_player(players: Sequence[str]) -> int:
+    """The first seat whose adventurer has the smallest canteen (rules §3.1 step 7; the tie
+    goes to the earliest seat, which the header may change, §4 ``first_player_tie``)."""
+    smallest = min(ADVENTURERS[p].canteen for p in players)
+    return next(i for i, p in enumerate(players) if ADVENTURERS[p].canteen == smallest)
+
+
+def setup_from_reading(labels: Mapping[Slot, str], players: Sequence[str], difficulty: str,
+                       first_player: int | None = None,
+                       corrections: Mapping[Slot, str] | None = None) -> dict[str, Any]:
+    """The record header's ``setup`` object (rules §6.1) for a confirmed opening table.
+
+    Parameters
+    ----------
+    labels : dict slot -> str
+        The table as read (:meth:`SetupReading.labels`).
+    players : list of adventurer ids
+        In seat (playing) order.
+    difficulty : str
+        ``novice``, ``normal``, ``elite`` or ``legendary``.
+    first_player : int, optional
+        Default: the first seat with the smallest canteen (rules §3.1 step 7).
+    corrections : dict slot -> str, optional
+        The referee's corrections, which replace the readings of those slots.
+
+    Returns
+    -------
+    dict
+        ``players``, ``difficulty``, ``first_player``, ``layout`` (5x5: ``dune_back``,
+        ``water_back``, ``crash_site``, ``None`` at the storm: the faces stay hidden until
+        excavated) and, when the table differs from the standard opening, ``position`` with
+        its ``storm`` and ``sand`` (one marker per light cell, two per dark one: only the top
+        marker shows, the referee corrects the count).
+
+    Raises
+    ------
+    ValueError
+        When the confirmed table is not a set-up the engine accepts (one sentence: a wrong
+        number of backs, a face-up tile, no storm cell, a pawn off the crash site); the
+        engine's own check (:func:`~..games.forbidden_desert.setup.new_state`) is run.
+    """
+    from ..games.base import MalformedError
+    from ..games.forbidden_desert.setup import new_state
+
+    table = {**dict(labels), **dict(corrections or {})}
+    faces = {(r, c): table.get(("face", r, c), "unknown") for r in range(SIZE) for c in range(SIZE)}
+    storms = [c for c, f in faces.items() if f == "storm"]
+    if len(storms) != 1:
+        raise ValueError(f"exactly one cell must be the storm; the table has {len(storms)}")
+    storm = storms[0]
+    layout: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
+    for (r, c), face in faces.items():
+        if (r, c) == storm:
+            continue
+        if face not in LAYOUT_BACK:
+            raise ValueError(f"{cell_name((r, c))} must show a tile's desert side at set-up, not {_named(face)}")
+        layout[r][c] = LAYOUT_BACK[face]
+    crash = next((c for c, f in faces.items() if f == "crash_site_back"), None)
+    for (r, c) in faces:
+        pawns = colours_of(table.get(("pawns", r, c), ""))
+        if pawns and (r, c) != crash:
+            raise ValueError(f"{cell_name((r, c))} holds a pawn; every pawn starts on the crash site")
+        if table.get(("parts", r, c)):
+            raise ValueError(f"{cell_name((r, c))} holds a part; the parts start beside the board")
+    players = list(players)
+    setup: dict[str, Any] = {"players": players, "difficulty": difficulty,
+                             "first_player": _first_player(players) if first_player is None else first_player,
+                             "layout": layout}
+    sand = {(r, c): {"none": 0, "light": 1, "dark": 2}.get(table.get(("sand", r, c), "none"), 0) for (r, c) in faces}
+    position: dict[str, Any] = {}
+    if storm != START_STORM:
+        position["storm"] = list(storm)
+    if {c for c, n in sand.items() if n} != set(SETUP_SAND) or any(n != 1 for c, n in sand.items() if n):
+        position["sand"] = [[r, c, n] for (r, c), n in sorted(sand.items()) if n]
+    if position:
+        setup["position"] = position
+    try:
+        new_state(setup, {})
+    except MalformedError as exc:
+        raise ValueError(f"the confirmed table is not a set-up the rules accept: {exc}") from None
+    return setup
+
+
+def players_on_crash_site(reading: SetupReading) -> list[str]:
+    """The adventurers whose pawns are read on the crash site, in the rules' adventurer order
+    (for a table read without the tablet's player list)."""
+    crash = [s[1:] for s, r in reading.readings.items() if s[0] == "face" and r.label == "crash_site_back"]
+    if len(crash) != 1:
+        return []
+    colours = colours_of(reading.readings[("pawns", *crash[0])].label)
+    return [a for a in ADVENTURERS if COLOUR_OF[a] in colours]
+
+
+def wrong_cells(readings: Mapping[Slot, Reading], truth: Mapping[Slot, str],
+                kinds: Iterable[str] = KINDS) -> set[tuple]:
+    """The cells (and ``("card",)``) whose best reading of one of ``kinds`` (or the card) differs
+    from ``truth`` (slot -> label): for measuring a set-up read."""
+    kinds = set(kinds)
+    return {tuple(s[1:]) if s != CARD else CARD for s, r in readings.items()
+            if (s[0] in kinds or s == CARD) and truth.get(s) != r.label}

@@ -1,0 +1,106 @@
+"""Forbidden Desert's set-up read from the camera and "check the table" (issue 21), on tables
+drawn by the project's renderer (the full figures are in ``assistant bench setup``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.bench import desert_setup as bench
+from assistant.games import get_game
+from assistant.games.forbidden_desert.setup import new_state
+from assistant.tracking.base import Reading
+from assistant.tracking.desert_check import compare_table, trace
+from assistant.tracking.desert_setup import read_setup, setup_flags, setup_from_reading, wrong_cells
+from assistant.tracking.forbidden_desert import ForbiddenDesertTable
+from assistant.vision.detectors import forbidden_desert as fd
+
+SIZE = (960, 540)
+
+
+@pytest.fixture(scope="module")
+def detector():
+    """The own-art detector with the shipped piece and pawn models (taught in about a second)."""
+    det = fd.teach()
+    bench.det_holder[0] = det
+    return det
+
+
+def _opening_truth(seed: int = 3) -> dict:
+    from assistant.vision.render.desert import desert_setup
+
+    return fd.truth_of(desert_setup(seed, adventurers=("archeologist", "navigator"), storm_card=None))
+
+
+def test_rendered_openings_are_read_and_every_wrong_cell_is_flagged(detector):
+    """A random opening (seed nothing was tuned on): the storm and every back are read
+    exactly; any cell read wrong (sand or pawns among crowded pawns) is flagged, and the
+    confirmed table becomes a set-up the engine accepts with the faces hidden under their backs."""
+    for frame, h, k, truth in bench.own_openings(40000, 1, "normal", SIZE):
+        players = bench.players_of(truth)
+        reading = read_setup(detector, frame, h, k, players)
+        assert not wrong_cells(reading.readings, truth, ("face",)), reading.flags
+        flagged = {f.cell for f in reading.flags}
+        assert wrong_cells(reading.readings, truth) <= flagged
+        assert reading.storm == (2, 2)
+        fixes = {s: truth[s] for s in truth if s[1:] in flagged}      # the referee corrects the flagged cells
+        setup = setup_from_reading(reading.labels(), players, "normal", corrections=fixes)
+        state = new_state(setup, {})
+        assert sorted(state.cfg.backs).count("dune_back") == 20 and set(state.ident) == {None, "crash_site"}
+        assert "position" not in setup and setup["layout"][2][2] is None
+
+
+def test_a_table_that_breaks_the_set_up_is_flagged_cell_by_cell():
+    """A tile face up, sand on the wrong cell and a pawn off the crash site: each is one flag
+    with its sentence, and such a table is refused as a set-up."""
+    truth = _opening_truth()
+    crash = next(s[1:] for s, v in truth.items() if v == "crash_site_back")
+    bad = dict(truth)
+    bad[("face", 0, 0) if crash != (0, 0) else ("face", 0, 1)] = "gear"
+    bad[("sand", 0, 2)], bad[("sand", 4, 4)] = "none", "light"
+    other = (4, 3) if crash != (4, 3) else (4, 1)
+    bad[("pawns", *other)], bad[("pawns", *crash)] = "red", "yellow"     # the red pawn left the crash site
+    flags = setup_flags({s: Reading(v) for s, v in bad.items()}, ["archeologist", "navigator"])
+    by_cell = {f.cell: f for f in flags}
+    assert {(0, 2), (4, 4), other, crash} <= set(by_cell) and all(f.kind == "rules" for f in flags)
+    assert "desert side up" in by_cell[(0, 0) if crash != (0, 0) else (0, 1)].reason
+    assert "crash site" in by_cell[other].reason
+    assert not setup_flags({s: Reading(v) for s, v in truth.items()}, ["archeologist", "navigator"])
+    with pytest.raises(ValueError, match="desert side"):
+        setup_from_reading(bad, ["archeologist", "navigator"], "normal")
+
+
+def test_a_correct_table_checked_several_times_raises_nothing(detector):
+    """States of a random game, the table as the engine has it: no correction, no question."""
+    for case in bench.check_cases(40100, 2, missed=False, size=SIZE):
+        assert case["check"].clean, [f.text() for f in case["check"].findings]
+
+
+def test_a_move_cut_out_of_the_recording_is_found_by_the_next_check(detector):
+    """The engine one pawn move behind the table (the move missed): the check raises the cells
+    the move changed and offers that move for the referee to enter. (Pawns are read by change
+    against the last committed still; a missed sand change is said only when read very surely:
+    ``assistant bench setup`` measures every kind of move.)"""
+    for case in bench.check_cases(40200, 2, missed=True, size=SIZE, types=("move",)):
+        check = case["check"]
+        assert check.findings and {f.cell for f in check.findings} <= case["cells"] | {("card",)}
+        assert check.missed == [case["event"]], check.missed_text
+
+
+def test_a_difference_is_traced_to_the_committed_event_that_caused_it():
+    """The engine committed a move the table never followed: the correction says where the pawn
+    belongs and names that event (the last one) as the cause."""
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+
+    game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
+    game = random_game(5, n_players=3, max_events=60)
+    _setup, start, states, entered = table_game(game)
+    k = next(i for i in range(1, len(entered)) if entered[i - 1].type == "move" and states[i].phase == "actions")
+    table = {s: Reading(v) for s, v in model.expected(states[k - 1]).items()}   # the table before the move
+    check = compare_table(game_obj, model, start, entered[:k], table, pawns_by_change=True)
+    assert check.corrections and all(f.cause is not None and f.cause.index == k and f.cause.stale
+                                     for f in check.corrections)
+    assert any("pawn belongs on" in f.sentence for f in check.corrections)
+    pawn = next(f.slots[0] for f in check.corrections if "pawn belongs on" in f.sentence)
+    assert trace(model, states[:k + 1], entered[:k], pawn, table[pawn].label).event == entered[k - 1]
+    same = {s: Reading(v) for s, v in model.expected(states[k]).items()}
+    assert compare_table(game_obj, model, start, entered[:k], same, True).clean
