@@ -69,8 +69,10 @@ class Perceptrons:
         """F, the length of a feature row."""
         return self.w1.shape[1]
 
-    def predict(self, feats: np.ndarray) -> np.ndarray:
+    def predict(self, feats: np.ndarray, temperature: float = 1.0) -> np.ndarray:
         """Class probabilities for rows ``(n, F)``, the members' mean: ``(n, C) float32``.
+        Each member's scores are divided by ``temperature`` before its softmax (temperature
+        scaling, Guo et al. 2017: > 1 flattens over-confident probabilities, the ranking stays).
 
         Raises
         ------
@@ -82,7 +84,7 @@ class Perceptrons:
             raise ValueError(f"feature rows must be (n, {self.features}), got {x.shape}")
         z = (x - self.mean) / self.scale
         s = np.tanh(z @ self.w1 + self.b1[:, None]) @ self.w2 + self.b2[:, None]      # (M, n, C)
-        return softmax(s, axis=2).mean(axis=0)
+        return softmax(s / temperature, axis=2).mean(axis=0)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The weights by name (``FIELDS``), for ``np.savez``."""
