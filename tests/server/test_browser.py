@@ -177,6 +177,11 @@ def test_the_referee_taps_a_cell_and_asks_the_camera_to_look_again(browser, tmp_
         page.click("#reread")
     assert answer.value.status == 200
     assert sorted(s.reread) == [(0, 0), (3, 2)]                 # A1 and C4 as [row, col]
+    with page.expect_response(lambda r: r.url.endswith("/api/check")) as answer:
+        page.click("#check")                                    # no camera here: said in one sentence
+    assert answer.value.status == 409
+    page.wait_for_function("document.querySelector('#status').classList.contains('bad')")
+    assert "No camera follows this table" in page.inner_text("#status")
     page.close()
 
 

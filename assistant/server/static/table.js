@@ -221,6 +221,14 @@ if (isReferee && body.dataset.game !== "discovery-island") {
   };
   $("actions").append(b);
 }
+// Forbidden Desert: the camera reads every slot and compares it with the game; its findings
+// come back as the referee's notices (POST /api/check; 409 in one sentence without a camera).
+if (isReferee && body.dataset.game === "forbidden-desert") {
+  const c = document.createElement("button"); c.type = "button"; c.id = "check";
+  c.textContent = "Check the table";
+  c.onclick = () => post("/api/check");
+  $("actions").append(c);
+}
 if (body.dataset.game === "discovery-island" && seat !== null) {
   const box = document.createElement("label"), cb = document.createElement("input");
   cb.type = "checkbox"; cb.id = "assist"; cb.checked = assist();
