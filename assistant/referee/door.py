@@ -207,7 +207,9 @@ def lobby(lobby: Any, role: Role) -> dict[str, Any]:
         seat has chosen, as everyone at the table sees. A seat also gets the choice form's
         ``options`` and ``mine``: its own choices, or ``None``. Nobody, the referee included,
         is told another player's choices: they reach the referee only in the record, once the
-        game has started.
+        game has started. While a camera reads the opening table and no game has started
+        (``serve --source`` without ``--setup``), the referee alone also gets ``table``: the
+        reading, its flags and corrections (:meth:`~assistant.server.setup_read.TableReader.view`).
     """
     from . import newgame
 
@@ -224,6 +226,8 @@ def lobby(lobby: Any, role: Role) -> dict[str, Any]:
                    names=list(game.names), chosen=[seat in draft.choices for seat in range(game.seats)])
         if isinstance(role, int):
             out.update(options=newgame.choice_options(game), mine=draft.choices.get(role))
+    if session is None and role == "referee" and getattr(lobby, "reader", None) is not None:
+        out["table"] = lobby.reader.view()
     return out
 
 

@@ -58,12 +58,16 @@ class Lobby:
         game the server was started with).
     rng : random.Random, optional
         Deals what the assistant deals (default: seeded by the system).
+    reader : TableReader, optional
+        The camera reading the opening Forbidden Desert table (``serve --source`` without
+        ``--setup``, :class:`~assistant.server.setup_read.TableReader`): the first game starts
+        from the table the referee confirmed (:meth:`start_from_table`), not from a random deal.
     """
 
     def __init__(self, session: Session | None = None, record_dir: str | Path = "games",
                  first_record: str | Path | None = None, fixed: str | None = None,
-                 rng: random.Random | None = None):
-        self.session, self.draft = session, None
+                 rng: random.Random | None = None, reader: Any = None):
+        self.session, self.draft, self.reader = session, None, reader
         self.referee_token = session.tokens["referee"] if session else secrets.token_urlsafe(16)
         self.record_dir, self.first_record, self.fixed = Path(record_dir), first_record, fixed
         self.rng = rng or random.Random()
@@ -132,6 +136,9 @@ class Lobby:
             raise SessionError(403, "referee_only", "Only the referee token can start a new game.")
         if self.fixed:
             raise SessionError(409, "game_fixed", self.fixed)
+        if self.reader is not None:
+            raise SessionError(409, "read_from_table", "The camera reads this game's set-up from the table: "
+                                                       "check the reading and start the game from it.")
         try:
             new = newgame.read_form(form, self.rng)
         except newgame.FormError as exc:
@@ -214,3 +221,96 @@ class Lobby:
                 raise SessionError(exc.status, exc.reason, "The game could not start; the referee's view "
                                                            "shows why, and your choices may be made again.") from None
             return {"state": "playing"}
+
+    # -- a game started from the table the camera read ----------------------------------------------
+
+    def _reader(self, role: Role) -> Any:
+        if role != "referee":
+            raise SessionError(403, "referee_only", "Only the referee token can set up the game from the table.")
+        if self.reader is None:
+            raise SessionError(409, "no_camera", "No camera reads the table here: start the game from the form.")
+        with self.changed:
+            if self.session is not None:
+                raise SessionError(409, "game_fixed", "The game read from the table has started; the camera follows it.")
+        return self.reader
+
+    def read_table_again(self, role: Role) -> dict[str, Any]:
+        """Ask the camera to read the opening table again at its next still moment (the
+        referee's "Read again"); returns ``{"queued": True}``.
+
+        Raises
+        ------
+        SessionError
+            403 unless the referee asks; 409 without a camera or once the game has started.
+        """
+        self._reader(role).read_again()
+        with self.changed:
+            self._bump()
+        return {"queued": True}
+
+    def correct_table(self, body: Any, role: Role) -> dict[str, Any]:
+        """The referee's correction of one slot of the reading: ``body`` is ``{"cell": [r, c],
+        "kind": "face" | "sand" | "pawns" | "parts", "label": str}`` (see
+        :meth:`~assistant.server.setup_read.TableReader.correct`). Returns the reader's view.
+
+        Raises
+        ------
+        SessionError
+            403/409 as :meth:`read_table_again`; 400 ``bad_field`` with the correction's sentence.
+        """
+        from ..server.setup_read import CorrectionError
+
+        reader = self._reader(role)
+        if not isinstance(body, dict):
+            raise SessionError(400, "bad_field", "The correction must be a JSON object.")
+        try:
+            reader.correct(body.get("cell"), body.get("kind"), body.get("label"))
+        except CorrectionError as exc:
+            raise SessionError(400, "bad_field", str(exc)) from None
+        with self.changed:
+            self._bump()
+        return reader.view()
+
+    def start_from_table(self, form: Any, role: Role) -> dict[str, Any]:
+        """Start the Forbidden Desert game on the table the camera read, as corrected: the
+        players, adventurers and difficulty from the referee's ``form``
+        (:func:`.newgame.read_form`), the layout, storm and sand from the table
+        (:func:`~assistant.tracking.desert_setup.setup_from_reading`); the camera's live loop then
+        follows it. Returns ``{"state": "playing"}``.
+
+        Raises
+        ------
+        SessionError
+            403/409 as :meth:`read_table_again`; 409 ``not_read`` before the first reading; 400
+            ``bad_field`` for the form; 400 ``bad_table`` with the first rule the table still
+            breaks (:func:`~assistant.tracking.desert_setup.setup_flags` with the players'
+            adventurers), or when the engine refuses it; 503 ``record_unwritable``.
+        """
+        from ..tracking.desert_setup import setup_from_reading
+
+        reader = self._reader(role)
+        if isinstance(form, dict) and form.get("game") != "forbidden-desert":
+            raise SessionError(400, "bad_field", "The camera reads a Forbidden Desert table: choose that game.")
+        try:
+            new = newgame.read_form(form, self.rng)
+        except newgame.FormError as exc:
+            raise _refused(exc) from None
+        if reader.reading is None:
+            raise SessionError(409, "not_read", "The table has not been read yet: keep it still a moment.")
+        players, difficulty = new.setup["players"], new.setup["difficulty"]
+        broken = [f for f in reader.flags(players) if f.kind == "rules"]
+        if broken:
+            more = f" ({len(broken) - 1} more cell(s) flagged)" if len(broken) > 1 else ""
+            raise SessionError(400, "bad_table", f"{broken[0].reason.rstrip('.')}{more}: correct the table or "
+                                                 "the reading first.")
+        try:
+            setup = setup_from_reading(reader.labels(), players, difficulty)
+        except ValueError as exc:
+            raise SessionError(400, "bad_table", f"The table cannot start the game: {exc}.") from None
+        with self.changed:
+            if self.session is not None:
+                raise SessionError(409, "game_fixed", "The game read from the table has started; the camera follows it.")
+            tokens = {"referee": self.referee_token, **{str(s): secrets.token_urlsafe(16) for s in range(new.seats)}}
+            self._start("forbidden-desert", setup, new.names, tokens, self._record("forbidden-desert"))
+            reader.follow(self.session)
+        return {"state": "playing"}

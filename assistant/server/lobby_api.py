@@ -3,7 +3,10 @@
 - ``GET /api/lobby``: the table between games as the caller may see it (:func:`~assistant.referee.door.lobby`);
 - ``GET /api/new/options``: what the new-game form offers (public);
 - ``POST /api/new``: the referee's form (referee token);
-- ``POST /api/choices``: a Discovery Island player's secret choices (that player's token).
+- ``POST /api/choices``: a Discovery Island player's secret choices (that player's token);
+- ``POST /api/table/read``, ``/api/table/correct``, ``/api/table/start``: the opening Forbidden
+  Desert table read by the camera (``serve --source`` without ``--setup``): read it again,
+  correct a slot, start the game from it (referee token).
 
 Tokens and bodies are checked as for the rest of the API (:mod:`.api`).
 """
@@ -44,3 +47,21 @@ def choose():
     """A Discovery Island player's equipment and the opponent's landing hex; see
     :meth:`~assistant.referee.lobby.Lobby.choose`."""
     return jsonify(lobby().choose(body(), role()))
+
+
+@bp.post("/table/read")
+def table_read():
+    """Read the opening table again (202); see :meth:`~assistant.referee.lobby.Lobby.read_table_again`."""
+    return jsonify(lobby().read_table_again(role())), 202
+
+
+@bp.post("/table/correct")
+def table_correct():
+    """Correct one slot of the reading; see :meth:`~assistant.referee.lobby.Lobby.correct_table`."""
+    return jsonify(lobby().correct_table(body(), role()))
+
+
+@bp.post("/table/start")
+def table_start():
+    """Start the game on the table read (201); see :meth:`~assistant.referee.lobby.Lobby.start_from_table`."""
+    return jsonify(lobby().start_from_table(body(), role())), 201

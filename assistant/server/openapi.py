@@ -103,6 +103,20 @@ def document() -> dict[str, Any]:
                                          (400, 403, 409, 413), requestBody={"required": True, "content": {
                                              "application/json": {"schema": {"type": "object",
                                                                              "required": ["equipment", "landing"]}}}})},
+            "/api/table/read": {"post": _op("serve --source without --setup: read the opening Forbidden Desert "
+                                            "table again at the next still moment (referee)",
+                                            {"202": _json("queued: true")}, (403, 409))},
+            "/api/table/correct": {"post": _op("Correct one slot of the table the camera read: cell [r, c], kind "
+                                               "and one of the labels allowed there (referee)",
+                                               {"200": _json("the reading with its flags and corrections")},
+                                               (400, 403, 409, 413), requestBody={"required": True, "content": {
+                                                   "application/json": {"schema": {"type": "object",
+                                                                                   "required": ["cell", "kind", "label"]}}}})},
+            "/api/table/start": {"post": _op("Start Forbidden Desert on the table the camera read, as corrected, "
+                                             "with the new-game form's players and difficulty (referee)",
+                                             {"201": _json("state: playing")}, (400, 403, 409, 413),
+                                             requestBody={"required": True, "content": {"application/json": {
+                                                 "schema": {"type": "object", "required": ["game", "players"]}}}})},
             "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json("OpenAPI 3.1")}}},
         },
     }

@@ -137,6 +137,13 @@ def open_session(args: argparse.Namespace) -> Session | None:
         if choices:
             raise ValueError(f"{choices[0]} chooses a new game's set-up; a resumed game keeps its own")
         return Session.resume(args.resume)
+    if reads_table(args):
+        if choices:
+            raise ValueError(f"{choices[0]} chooses a random set-up; with --source the camera reads the table "
+                             "and the referee names the players on the tablet (or give --setup FILE)")
+        if args.record and Path(args.record).exists():
+            raise FileExistsError(f"{args.record} exists: resume it with --resume, or choose another record name")
+        return None
     if not args.game:
         if args.setup or args.source is not None or choices:
             raise ValueError("give --game G for a new game, or --resume RECORD")
@@ -155,6 +162,48 @@ def open_session(args: argparse.Namespace) -> Session | None:
     return Session.start(args.game, setup, rulings, record)
 
 
+def reads_table(args: argparse.Namespace) -> bool:
+    """Whether the server reads the opening table from the camera (:mod:`.setup_read`): a new
+    Forbidden Desert game (``--game forbidden-desert``, no ``--setup``, no ``--resume``) with
+    ``--source``, ``--model`` and ``--calibration`` (what the live loop needs too)."""
+    return (args.game == "forbidden-desert" and args.source is not None and not args.setup and not args.resume
+            and bool(args.model) and bool(args.calibration))
+
+
+def _undistorter(calibration: str | None) -> tuple:
+    """``(undistort, camera_matrix (3, 3) float64)`` of a calibration file, ``(None, None)`` without one."""
+    if not calibration:
+        return None, None
+    import numpy as np
+
+    from ..vision.calibration_io import Undistorter, load_calibration
+
+    undistort = Undistorter.from_calibration(load_calibration(calibration))
+    return undistort, np.asarray(undistort.new_camera_matrix, np.float64)
+
+
+def table_reader(source: Any, model: str, rate: float, camera_matrix: Any, undistort: Any = None):
+    """The camera reading the opening Forbidden Desert table (:class:`.setup_read.TableReader`,
+    started) from ``source`` (a :class:`~..vision.sources.FrameSource` at ``rate`` frames a
+    second) with the detector in ``model``; once the referee starts the game, the live loop
+    (:func:`.live.make_loop`) follows it from the same source.
+
+    Raises
+    ------
+    OSError, ValueError
+        A model folder that cannot be read.
+    """
+    from ..vision.detectors.forbidden_desert import FDDetector
+    from .live import LiveTable, make_loop
+    from .setup_read import TableReader
+
+    def live_of(session: Session, src: Any) -> LiveTable:
+        return LiveTable(session, src, lambda state: make_loop(session.game.id, state, model, rate,
+                                                               camera_matrix, undistort), rate)
+
+    return TableReader(source, FDDetector.load(model), rate, camera_matrix, undistort, live_of).start()
+
+
 def _camera(args: argparse.Namespace, session: Session):
     """The thread reading ``--source``: the whole live pipeline into ``session`` when the game's
     detector is at hand, else the camera panel only (said on standard error).
@@ -164,20 +213,13 @@ def _camera(args: argparse.Namespace, session: Session):
     SourceError, OSError, ValueError
         A source that cannot be opened, a calibration or model that cannot be read.
     """
-    import numpy as np
-
     from ..vision.sources import open_source
     from .camera import CameraPanel
     from .live import LiveTable, make_loop
 
     source = open_source(args.source, args.fps)
     rate = source.fps                   # a video's own, an image folder's --fps, a camera's measured
-    undistort, camera_matrix = None, None
-    if args.calibration:
-        from ..vision.calibration_io import Undistorter, load_calibration
-
-        undistort = Undistorter.from_calibration(load_calibration(args.calibration))
-        camera_matrix = np.asarray(undistort.new_camera_matrix, np.float64)
+    undistort, camera_matrix = _undistorter(args.calibration)
     if session.game.id == "forbidden-desert" and not (args.model and camera_matrix is not None):
         print("serve: the camera panel only: Forbidden Desert's live tracking needs --model (assistant teach "
               "--slot table) and --calibration; enter moves on the tablets.", file=sys.stderr)
@@ -198,14 +240,21 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print(f"serve: {exc}", file=sys.stderr)
         return 2
     if session is None and args.leds:
-        print("serve: --leds follows one game: give --game G (or --resume RECORD) with it.", file=sys.stderr)
+        print("serve: --leds follows one game started with the server: give --setup FILE (or --resume RECORD) "
+              "with it." if args.game else "serve: --leds follows one game: give --game G (or --resume RECORD) with it.",
+              file=sys.stderr)
         return 2
-    panel = None
+    panel = reader = None
     if args.source is not None:
-        from ..vision.sources import SourceError
+        from ..vision.sources import SourceError, open_source
 
         try:
-            panel = _camera(args, session)
+            if session is None:                                 # reads_table(args)
+                undistort, camera_matrix = _undistorter(args.calibration)
+                source = open_source(args.source, args.fps)
+                panel = reader = table_reader(source, args.model, source.fps, camera_matrix, undistort)
+            else:
+                panel = _camera(args, session)
         except (OSError, ValueError, SourceError) as exc:
             print(f"serve: {exc}", file=sys.stderr)
             return 2
@@ -222,9 +271,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .wsgi import make_server
 
     fixed = ("This server's camera or LED board follows the game it was started with; stop it and start "
-             "serve again for a new game." if panel or leds else None)
+             "serve again for a new game." if (panel and not reader) or leds else None)
     record_dir = Path(args.record).parent if args.record else Path("games")
-    lobby = Lobby(session, record_dir, args.record if session is None else None, fixed)
+    lobby = Lobby(session, record_dir, args.record if session is None else None, fixed, reader=reader)
     seats = seats_served(session, fixed)
     app = create_app(lobby, camera=panel.jpeg if panel else None)
     app.config["MAX_STREAMS"] = 2 * (seats + 2)                 # every stream holds one of the threads
@@ -237,6 +286,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
              else f"the network on {args.host}")
     if session is not None:
         print(f"Serving {session.game.title} to {where}. Record: {session.journal.path}", flush=True)
+    elif reader is not None:
+        print(f"Serving to {where}; the camera reads the Forbidden Desert table: check the reading and start the "
+              f"game on the referee view. Records go to {record_dir}/.", flush=True)
     else:
         print(f"Serving to {where}; no game yet: start one on the referee view. Records go to {record_dir}/.", flush=True)
     print(f"  table view:   {shown}/", flush=True)

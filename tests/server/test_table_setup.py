@@ -1,0 +1,136 @@
+"""``serve --game forbidden-desert --source S --model M --calibration C`` without ``--setup``: the
+camera reads the opening table, the referee corrects it on the tablet and starts the game from
+it, and the live loop follows that game (issue 21). The table is drawn by the project's renderer
+and held still in front of a paced stand-in camera; the detector is the own-art one (taught in
+about a second)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from assistant.bench.desert_setup import camera, players_of
+from assistant.referee.lobby import Lobby
+from assistant.server.app import create_app
+from assistant.server.serve import table_reader
+from assistant.vision.detectors import forbidden_desert as fd
+from assistant.vision.detectors.synth import _conditions
+from assistant.vision.render.desert import desert_setup
+from assistant.vision.render.renderer import Renderer
+from assistant.vision.sources import Frame, FrameSource
+
+FPS = 10.0
+
+
+class StillCamera(FrameSource):
+    """One picture, again and again, ``fps`` frames a second of real time (a camera over a still
+    table), until closed."""
+
+    def __init__(self, image, fps: float = FPS):
+        self.image, self.fps, self.index, self.closed = image, fps, 0, False
+
+    def read(self, timeout: float = 5.0):
+        if self.closed:
+            return None
+        time.sleep(1.0 / self.fps)
+        self.index += 1
+        return Frame(self.index, self.index / self.fps, self.image)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """A still opening table: (source, model folder, camera matrix, truth slot -> label)."""
+    folder = tmp_path_factory.mktemp("model")
+    fd.teach().save(folder)
+    rng = random.Random(41)
+    scene = desert_setup(41, adventurers=("archeologist", "navigator", "climber"), storm_card=None)
+    cam = camera(rng, (960, 540))
+    light, settings = _conditions(rng, "normal")
+    image = Renderer(cam).render(scene, lighting=light, settings=settings, seed=41).image
+    return image, str(folder), cam.K, fd.truth_of(scene)
+
+
+def _form(players):
+    return {"game": "forbidden-desert", "difficulty": "novice",
+            "players": [{"name": f"P{i}", "adventurer": a} for i, a in enumerate(players)]}
+
+
+def test_the_referee_corrects_the_table_read_and_starts_the_game_from_it(table, tmp_path):
+    image, model, K, truth = table
+    reader = table_reader(StillCamera(image), model, FPS, K)
+    try:
+        lobby = Lobby(None, tmp_path, reader=reader)
+        client = create_app(lobby).test_client()
+        ref = {"Authorization": f"Bearer {lobby.referee_token}"}
+        assert reader.read_done.wait(60), reader.status
+
+        view = client.get("/api/lobby", headers=ref).get_json()["table"]
+        cells = {tuple(c["cell"]): c for c in view["reading"]["cells"]}
+        assert len(cells) == 25 and cells[(2, 2)]["face"] == "storm"
+        assert all(f["reason"].endswith(".") for f in view["reading"]["flags"])
+        assert "table" not in client.get("/api/lobby").get_json()          # the public view: no reading
+
+        # a random deal is refused: this game starts from the table
+        assert client.post("/api/new", json=_form(["climber", "navigator"]), headers=ref).status_code == 409
+        # a label the set-up does not allow, and a player's or the public's request, are refused
+        r = client.post("/api/table/correct", json={"cell": [0, 0], "kind": "face", "label": "gear"}, headers=ref)
+        assert r.status_code == 400 and r.get_json()["message"].count(".") == 1
+        assert client.post("/api/table/correct", json={"cell": [0, 0], "kind": "face", "label": "dune_back"}
+                           ).status_code == 403
+
+        players = players_of(truth)
+        # the storm cell corrected to a tile: the table breaks the set-up rules, and starting is refused
+        r = client.post("/api/table/correct", json={"cell": [2, 2], "kind": "face", "label": "dune_back"}, headers=ref)
+        assert r.status_code == 200 and ["face", 2, 2] in r.get_json()["corrected"]
+        r = client.post("/api/table/start", json=_form(players), headers=ref)
+        assert r.status_code == 400 and r.get_json()["error"] == "bad_table" and "21 dune back" in r.get_json()["message"]
+        assert lobby.session is None
+
+        # the referee puts the storm back, fixes what the reading got wrong, and swaps a dune and a water back
+        fixes = [((2, 2), "face", "storm")]
+        fixes += [(s[1:], s[0], v) for s, v in truth.items() if s[0] in ("face", "sand", "pawns", "parts")
+                  and reader.labels().get(s) != v]
+        dune = next(s[1:] for s, v in sorted(truth.items()) if v == "dune_back")
+        water = next(s[1:] for s, v in sorted(truth.items()) if v == "water_back")
+        fixes += [(dune, "face", "water_back"), (water, "face", "dune_back")]
+        for cell, kind, label in fixes:
+            r = client.post("/api/table/correct", json={"cell": list(cell), "kind": kind, "label": label}, headers=ref)
+            assert r.status_code == 200, r.get_json()
+        assert not [f for f in client.get("/api/lobby", headers=ref).get_json()["table"]["reading"]["flags"]
+                    if f["kind"] == "rules"]
+        r = client.post("/api/table/start", json=_form(players), headers=ref)
+        assert r.status_code == 201, r.get_json()
+        setup = lobby.session.header["setup"]
+        assert setup["layout"][dune[0]][dune[1]] == "water_back" and setup["layout"][water[0]][water[1]] == "dune_back"
+        assert setup["layout"][2][2] is None and setup["players"] == players and setup["difficulty"] == "novice"
+        assert "table" not in client.get("/api/lobby", headers=ref).get_json()
+        assert client.post("/api/table/read", headers=ref).status_code == 409       # the game has started
+
+        deadline = time.monotonic() + 30                  # the live loop follows the game, from the same camera
+        while (reader.live is None or reader.live.status in ("starting",)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert reader.live is not None and reader.live.session is lobby.session
+        assert reader.live.loop.tracker.state is lobby.session.state
+    finally:
+        reader.stop()
+
+
+def test_read_again_reads_the_table_anew(table, tmp_path):
+    image, model, K, _ = table
+    reader = table_reader(StillCamera(image), model, FPS, K)
+    try:
+        lobby = Lobby(None, tmp_path, reader=reader)
+        client = create_app(lobby).test_client()
+        ref = {"Authorization": f"Bearer {lobby.referee_token}"}
+        assert reader.read_done.wait(60)
+        first = reader.revision
+        client.post("/api/table/correct", json={"cell": [0, 0], "kind": "sand", "label": "dark"}, headers=ref)
+        assert client.post("/api/table/read", headers=ref).status_code == 202
+        assert reader.read_done.wait(60) and reader.revision > first + 1 and reader.corrections == {}
+    finally:
+        reader.stop()
