@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +51,23 @@ def _pair(tmp_path, **change):
 def island_pair():
     """``island_pair(folder, landing=[col, row] | swap_clue=LABEL)`` -> two sessions."""
     return _pair
+
+
+#: Debian's Chromium, which Playwright drives in the browser tests
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: where browser tests leave their screenshots
+ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium driven by Playwright (skips without Playwright or Chromium)."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium; .ci/run does)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extras: pip install -e '.[test]'")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield b
+        b.close()

@@ -6,8 +6,6 @@ Screenshots go to ``test-artifacts/`` (or ``$TEST_ARTIFACTS``)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -20,22 +18,10 @@ from assistant.server.app import create_app
 from assistant.server.serve import threads_for
 from assistant.server.wsgi import make_server
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
+from .conftest import ARTIFACTS, CHROMIUM  # noqa: F401  (the browser fixture is there too)
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason="Debian's chromium is not installed (apt-get install chromium; .ci/run does)")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extras: pip install -e '.[test]'")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield b
-        b.close()
 
 
 def serve(session: Session, max_streams: int = 64) -> str:

@@ -134,3 +134,52 @@ def test_read_again_reads_the_table_anew(table, tmp_path):
         assert reader.read_done.wait(60) and reader.revision > first + 1 and reader.corrections == {}
     finally:
         reader.stop()
+
+
+def test_the_referee_corrects_a_cell_on_a_tablet_and_starts_the_game(table, tmp_path, browser):
+    """The new-game page on a tablet-sized page (820x1180) in a real browser against waitress:
+    the reading is drawn as 25 cells; tapping C3 and choosing a tile instead of the storm flags
+    it and the start is refused in one sentence; put back (and what the reading got wrong
+    corrected), the game starts from the table."""
+    import threading
+
+    from assistant.server.wsgi import make_server
+
+    from .conftest import ARTIFACTS
+    image, model, K, truth = table
+    reader = table_reader(StillCamera(image), model, FPS, K)
+    try:
+        lobby = Lobby(None, tmp_path, reader=reader)
+        server = make_server(create_app(lobby), "127.0.0.1", 0, 12)
+        threading.Thread(target=server.run, daemon=True).start()
+        assert reader.read_done.wait(60)
+        for s, v in truth.items():                          # what the reading got wrong, put right first
+            if s[0] in ("face", "sand", "pawns", "parts") and reader.labels().get(s) != v:
+                reader.correct(list(s[1:]), s[0], v)
+        page = browser.new_page(viewport={"width": 820, "height": 1180})
+        page.goto(f"http://127.0.0.1:{server.effective_port}/?token={lobby.referee_token}")
+        page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 25")
+        page.click("#read-board .cell[data-cell='2,2']")
+        page.select_option("#fix-face", "dune_back")
+        page.click("#fix-save")
+        page.wait_for_selector("#read-board .cell.flag.rules.corrected[data-cell='2,2']")
+        page.fill("#name-0", "Ann")
+        page.click("#start")
+        page.wait_for_function("document.querySelector('#status').classList.contains('bad')")
+        assert "21 dune back" in page.inner_text("#status") and lobby.session is None
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "table-setup-820x1180.png"), full_page=True)
+        page.click("#read-board .cell[data-cell='2,2']")
+        page.select_option("#fix-face", "storm")
+        page.click("#fix-save")
+        players = players_of(truth)
+        page.select_option("#count", str(len(players)))
+        for i, a in enumerate(players):
+            page.select_option(f"#adventurer-{i}", a)
+        page.click("#start")
+        page.wait_for_url("**/?token=*", timeout=10000)
+        page.wait_for_function("document.body.classList.contains('lobby') === false", timeout=10000)
+        assert lobby.session is not None and lobby.session.header["setup"]["players"] == players
+        page.close()
+    finally:
+        reader.stop()

@@ -80,6 +80,11 @@ function form() {
 
 async function startGame(e) {
   e.preventDefault();
+  if (table) {                            // the camera read the table: the game starts from it
+    const { ok } = await post("/api/table/start", form());
+    if (ok) location.href = `/${q}`;
+    return;
+  }
   let { ok, answer } = await post("/api/new", form());
   if (!ok && answer.error === "game_in_progress") {
     if (!confirm("A game is in progress. Replace it with this new game? Its record is kept.")) { setStatus("The game in progress goes on."); return; }
@@ -100,6 +105,69 @@ function showWaiting(lobby) {
   }
 }
 
+// -- the opening table the camera read (serve --source without --setup; the referee's only) ------------
+let table = null, fixing = null;
+const SHORT = { dune_back: "dune", water_back: "water", crash_site_back: "crash site", storm: "storm" };
+function showTable(t) {
+  const first = table === null;
+  table = t;
+  $("table").hidden = false;
+  if (first) {                             // only Forbidden Desert is read from the table
+    fill($("game"), [["forbidden-desert", OPTIONS.games["forbidden-desert"].title]], "forbidden-desert");
+    gameChanged();
+  }
+  const r = t.reading;
+  $("table-status").textContent = !r ? "Keep the table still: the camera reads it at the first still moment."
+    : t.status === "reading" ? "Reading the table again at the next still moment…"
+    : "Tap a cell to correct it; flagged cells are outlined, with the reason below.";
+  if (!r) { $("read-board").replaceChildren(); $("flags").replaceChildren(); return; }
+  const flagged = new Map(r.flags.map((f) => [f.cell.join(","), f]));
+  const corrected = new Set(t.corrected.map((s) => s.slice(1).join(",")));
+  $("read-board").replaceChildren(...r.cells.map((c) => {
+    const b = document.createElement("button"), key = c.cell.join(","), f = flagged.get(key);
+    b.type = "button"; b.className = "cell" + (f ? ` flag ${f.kind}` : "") + (corrected.has(key) ? " corrected" : "");
+    b.dataset.cell = key;
+    const bits = [c.name, SHORT[c.face] || words(c.face || "?")];
+    if (c.sand && c.sand !== "none") bits.push(`sand ${c.sand}`);
+    if (c.pawns) bits.push(words(c.pawns).replaceAll("+", " "));
+    if (c.parts) bits.push(words(c.parts));
+    b.textContent = bits.join(" · ");
+    if (f) b.title = f.reason;
+    b.onclick = () => openFix(c);
+    return b;
+  }));
+  $("flags").replaceChildren(...r.flags.map((f) => {
+    const li = document.createElement("li"); li.className = f.kind; li.textContent = f.reason; return li;
+  }));
+}
+function openFix(c) {
+  fixing = c;
+  $("fix").hidden = false;
+  $("fix-title").textContent = `Correct ${c.name}`;
+  for (const kind of ["face", "sand", "pawns", "parts"]) {
+    const allowed = table.allowed[kind], now = c[kind] === undefined ? (kind === "sand" ? "none" : "") : c[kind];
+    const items = allowed.map((v) => [v, v === "" ? "none" : words(v).replaceAll("+", " and ")]);
+    if (!allowed.includes(now)) items.unshift([now, `${words(now)} (as read)`]);
+    fill($(`fix-${kind}`), items, now);
+  }
+}
+async function saveFix() {
+  const c = fixing;
+  for (const kind of ["face", "sand", "pawns", "parts"]) {
+    const label = $(`fix-${kind}`).value, was = c[kind] === undefined ? (kind === "sand" ? "none" : "") : c[kind];
+    if (label === was) continue;
+    const { ok, answer } = await post("/api/table/correct", { cell: c.cell, kind, label });
+    if (!ok) return;
+    showTable(answer);
+  }
+  $("fix").hidden = true;
+  setStatus(`${c.name} corrected.`);
+}
+async function readAgain() {
+  const { ok } = await post("/api/table/read", {});
+  if (ok) setStatus("The camera reads the table again at the next still moment.");
+}
+
 // -- the table between games, for every role ------------------------------------------------------
 function chosenLine(lobby) {
   return lobby.names.map((name, s) => `${name}: ${lobby.chosen[s] ? "has chosen" : "choosing…"}`).join(" · ");
@@ -116,6 +184,7 @@ async function poll() {
     if (seat !== null) location.reload(); else location.href = `/${q}`;      // the game's own page
     return;
   }
+  if (isReferee && lobby.table) showTable(lobby.table);
   if (isReferee && onNew && lobby.state === "playing") { $("playing").hidden = false; $("back").href = `/${q}`; }
   if (lobby.state === "choosing") {
     $("chosen").textContent = chosenLine(lobby);
@@ -176,6 +245,9 @@ if (isReferee) {
   $("game").onchange = gameChanged;
   $("count").onchange = players;
   $("new-game").onsubmit = startGame;
+  $("fix-save").onclick = saveFix;
+  $("fix-cancel").onclick = () => { $("fix").hidden = true; };
+  $("read-again").onclick = readAgain;
   gameChanged();
 }
 poll();
