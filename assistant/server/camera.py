@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import cv2
 import numpy as np
@@ -65,13 +66,8 @@ class CameraPanel:
     def _run(self) -> None:
         index, t0 = 0, time.monotonic()
         while not self._stop.is_set():
-            try:
-                frame = self.source.read(timeout=5.0)
-            except SourceError as exc:
-                self.status = str(exc)
-                return
+            frame = next_frame(self)
             if frame is None:
-                self.status = "the camera source stopped"
                 return
             out = self.watcher.process(frame.image, index, time.monotonic() - t0)
             index += 1
@@ -93,3 +89,16 @@ class CameraPanel:
         """Stop the thread and close the source."""
         self._stop.set()
         self.source.close()
+
+
+def next_frame(reader: Any) -> Any:
+    """The next frame of ``reader.source`` (a :class:`~..vision.sources.FrameSource`), or ``None``
+    when it has ended or failed, with the reason in ``reader.status`` (the camera threads' loop)."""
+    try:
+        frame = reader.source.read(timeout=5.0)
+    except SourceError as exc:
+        reader.status = str(exc)
+        return None
+    if frame is None:
+        reader.status = "the camera source stopped"
+    return frame

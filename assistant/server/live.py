@@ -29,8 +29,8 @@ import numpy as np
 from ..referee.session import Session, SessionError
 from ..tracking.base import Verdict
 from ..vision.pipeline import BoardWatcher, WatchOutput
-from ..vision.sources import FrameSource, SourceError
-from .camera import panel_jpeg
+from ..vision.sources import FrameSource
+from .camera import next_frame, panel_jpeg
 
 
 @dataclass
@@ -242,13 +242,8 @@ class LiveTable:
     def _run(self) -> None:
         index = 0
         while not self._stop.is_set():
-            try:
-                frame = self.source.read(timeout=5.0)
-            except SourceError as exc:
-                self.status = str(exc)
-                return
+            frame = next_frame(self)
             if frame is None:
-                self.status = "the camera source stopped"
                 return
             try:
                 self._step(frame, index)

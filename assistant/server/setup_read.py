@@ -26,8 +26,8 @@ from ..tracking.desert_setup import BACK_FACES, KINDS, SetupReading, read_setup,
 from ..tracking.forbidden_desert import cell_name
 from ..vision.motion import GateParams, StillMean
 from ..vision.pipeline import BoardWatcher
-from ..vision.sources import FrameSource, SourceError
-from .camera import panel_jpeg
+from ..vision.sources import FrameSource
+from .camera import next_frame, panel_jpeg
 
 _COLOURS = sorted({a.colour for a in ADVENTURERS.values()})
 #: the labels the referee may give each kind of slot at set-up (rules §3.1): a tile's desert side
@@ -192,13 +192,8 @@ class TableReader:
             if self._session is not None and self.live_of is not None:
                 self.live = self.live_of(self._session, self.source).start()
                 return
-            try:
-                frame = self.source.read(timeout=5.0)
-            except SourceError as exc:
-                self.status = str(exc)
-                return
+            frame = next_frame(self)
             if frame is None:
-                self.status = "the camera source stopped"
                 return
             try:
                 self.step(frame.image, index, frame.t)

@@ -60,80 +60,78 @@ def _form(players):
             "players": [{"name": f"P{i}", "adventurer": a} for i, a in enumerate(players)]}
 
 
-def test_the_referee_corrects_the_table_read_and_starts_the_game_from_it(table, tmp_path):
-    image, model, K, truth = table
-    reader = table_reader(StillCamera(image), model, FPS, K)
-    try:
-        lobby = Lobby(None, tmp_path, reader=reader)
-        client = create_app(lobby).test_client()
-        ref = {"Authorization": f"Bearer {lobby.referee_token}"}
-        assert reader.read_done.wait(60), reader.status
-
-        view = client.get("/api/lobby", headers=ref).get_json()["table"]
-        cells = {tuple(c["cell"]): c for c in view["reading"]["cells"]}
-        assert len(cells) == 25 and cells[(2, 2)]["face"] == "storm"
-        assert all(f["reason"].endswith(".") for f in view["reading"]["flags"])
-        assert "table" not in client.get("/api/lobby").get_json()          # the public view: no reading
-
-        # a random deal is refused: this game starts from the table
-        assert client.post("/api/new", json=_form(["climber", "navigator"]), headers=ref).status_code == 409
-        # a label the set-up does not allow, and a player's or the public's request, are refused
-        r = client.post("/api/table/correct", json={"cell": [0, 0], "kind": "face", "label": "gear"}, headers=ref)
-        assert r.status_code == 400 and r.get_json()["message"].count(".") == 1
-        assert client.post("/api/table/correct", json={"cell": [0, 0], "kind": "face", "label": "dune_back"}
-                           ).status_code == 403
-
-        players = players_of(truth)
-        # the storm cell corrected to a tile: the table breaks the set-up rules, and starting is refused
-        r = client.post("/api/table/correct", json={"cell": [2, 2], "kind": "face", "label": "dune_back"}, headers=ref)
-        assert r.status_code == 200 and ["face", 2, 2] in r.get_json()["corrected"]
-        r = client.post("/api/table/start", json=_form(players), headers=ref)
-        assert r.status_code == 400 and r.get_json()["error"] == "bad_table" and "21 dune back" in r.get_json()["message"]
-        assert lobby.session is None
-
-        # the referee puts the storm back, fixes what the reading got wrong, and swaps a dune and a water back
-        fixes = [((2, 2), "face", "storm")]
-        fixes += [(s[1:], s[0], v) for s, v in truth.items() if s[0] in ("face", "sand", "pawns", "parts")
-                  and reader.labels().get(s) != v]
-        dune = next(s[1:] for s, v in sorted(truth.items()) if v == "dune_back")
-        water = next(s[1:] for s, v in sorted(truth.items()) if v == "water_back")
-        fixes += [(dune, "face", "water_back"), (water, "face", "dune_back")]
-        for cell, kind, label in fixes:
-            r = client.post("/api/table/correct", json={"cell": list(cell), "kind": kind, "label": label}, headers=ref)
-            assert r.status_code == 200, r.get_json()
-        assert not [f for f in client.get("/api/lobby", headers=ref).get_json()["table"]["reading"]["flags"]
-                    if f["kind"] == "rules"]
-        r = client.post("/api/table/start", json=_form(players), headers=ref)
-        assert r.status_code == 201, r.get_json()
-        setup = lobby.session.header["setup"]
-        assert setup["layout"][dune[0]][dune[1]] == "water_back" and setup["layout"][water[0]][water[1]] == "dune_back"
-        assert setup["layout"][2][2] is None and setup["players"] == players and setup["difficulty"] == "novice"
-        assert "table" not in client.get("/api/lobby", headers=ref).get_json()
-        assert client.post("/api/table/read", headers=ref).status_code == 409       # the game has started
-
-        deadline = time.monotonic() + 30                  # the live loop follows the game, from the same camera
-        while (reader.live is None or reader.live.status in ("starting",)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert reader.live is not None and reader.live.session is lobby.session
-        assert reader.live.loop.tracker.state is lobby.session.state
-    finally:
-        reader.stop()
-
-
-def test_read_again_reads_the_table_anew(table, tmp_path):
+@pytest.fixture
+def served(table, tmp_path):
+    """The camera reading ``table`` behind a lobby: (reader, lobby, test client, referee headers);
+    the reader is stopped afterwards."""
     image, model, K, _ = table
     reader = table_reader(StillCamera(image), model, FPS, K)
-    try:
-        lobby = Lobby(None, tmp_path, reader=reader)
-        client = create_app(lobby).test_client()
-        ref = {"Authorization": f"Bearer {lobby.referee_token}"}
-        assert reader.read_done.wait(60)
-        first = reader.revision
-        client.post("/api/table/correct", json={"cell": [0, 0], "kind": "sand", "label": "dark"}, headers=ref)
-        assert client.post("/api/table/read", headers=ref).status_code == 202
-        assert reader.read_done.wait(60) and reader.revision > first + 1 and reader.corrections == {}
-    finally:
-        reader.stop()
+    lobby = Lobby(None, tmp_path, reader=reader)
+    yield reader, lobby, create_app(lobby).test_client(), {"Authorization": f"Bearer {lobby.referee_token}"}
+    reader.stop()
+
+
+def test_the_referee_corrects_the_table_read_and_starts_the_game_from_it(table, served):
+    truth = table[3]
+    reader, lobby, client, ref = served
+    assert reader.read_done.wait(60), reader.status
+
+    view = client.get("/api/lobby", headers=ref).get_json()["table"]
+    cells = {tuple(c["cell"]): c for c in view["reading"]["cells"]}
+    assert len(cells) == 25 and cells[(2, 2)]["face"] == "storm"
+    assert all(f["reason"].endswith(".") for f in view["reading"]["flags"])
+    assert "table" not in client.get("/api/lobby").get_json()          # the public view: no reading
+
+    # a random deal is refused: this game starts from the table
+    assert client.post("/api/new", json=_form(["climber", "navigator"]), headers=ref).status_code == 409
+    # a label the set-up does not allow, and a player's or the public's request, are refused
+    r = client.post("/api/table/correct", json={"cell": [0, 0], "kind": "face", "label": "gear"}, headers=ref)
+    assert r.status_code == 400 and r.get_json()["message"].count(".") == 1
+    assert client.post("/api/table/correct", json={"cell": [0, 0], "kind": "face", "label": "dune_back"}
+                       ).status_code == 403
+
+    players = players_of(truth)
+    # the storm cell corrected to a tile: the table breaks the set-up rules, and starting is refused
+    r = client.post("/api/table/correct", json={"cell": [2, 2], "kind": "face", "label": "dune_back"}, headers=ref)
+    assert r.status_code == 200 and ["face", 2, 2] in r.get_json()["corrected"]
+    r = client.post("/api/table/start", json=_form(players), headers=ref)
+    assert r.status_code == 400 and r.get_json()["error"] == "bad_table" and "21 dune back" in r.get_json()["message"]
+    assert lobby.session is None
+
+    # the referee puts the storm back, fixes what the reading got wrong, and swaps a dune and a water back
+    fixes = [((2, 2), "face", "storm")]
+    fixes += [(s[1:], s[0], v) for s, v in truth.items() if s[0] in ("face", "sand", "pawns", "parts")
+              and reader.labels().get(s) != v]
+    dune = next(s[1:] for s, v in sorted(truth.items()) if v == "dune_back")
+    water = next(s[1:] for s, v in sorted(truth.items()) if v == "water_back")
+    fixes += [(dune, "face", "water_back"), (water, "face", "dune_back")]
+    for cell, kind, label in fixes:
+        r = client.post("/api/table/correct", json={"cell": list(cell), "kind": kind, "label": label}, headers=ref)
+        assert r.status_code == 200, r.get_json()
+    assert not [f for f in client.get("/api/lobby", headers=ref).get_json()["table"]["reading"]["flags"]
+                if f["kind"] == "rules"]
+    r = client.post("/api/table/start", json=_form(players), headers=ref)
+    assert r.status_code == 201, r.get_json()
+    setup = lobby.session.header["setup"]
+    assert setup["layout"][dune[0]][dune[1]] == "water_back" and setup["layout"][water[0]][water[1]] == "dune_back"
+    assert setup["layout"][2][2] is None and setup["players"] == players and setup["difficulty"] == "novice"
+    assert "table" not in client.get("/api/lobby", headers=ref).get_json()
+    assert client.post("/api/table/read", headers=ref).status_code == 409       # the game has started
+
+    deadline = time.monotonic() + 30                  # the live loop follows the game, from the same camera
+    while (reader.live is None or reader.live.status in ("starting",)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert reader.live is not None and reader.live.session is lobby.session
+    assert reader.live.loop.tracker.state is lobby.session.state
+
+
+def test_read_again_reads_the_table_anew(served):
+    reader, lobby, client, ref = served
+    assert reader.read_done.wait(60)
+    first = reader.revision
+    client.post("/api/table/correct", json={"cell": [0, 0], "kind": "sand", "label": "dark"}, headers=ref)
+    assert client.post("/api/table/read", headers=ref).status_code == 202
+    assert reader.read_done.wait(60) and reader.revision > first + 1 and reader.corrections == {}
 
 
 def test_the_referee_corrects_a_cell_on_a_tablet_and_starts_the_game(table, tmp_path, browser):
