@@ -553,12 +553,14 @@ def table_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatRead
     logp = {c: _log_probs(scores[c]) for c in cells}
     cols = _columns()
 
+    floor = {}                                  # per cell: the log-probability of a label not listed
+    for c in cells:
+        listed = [v for k, v in logp[c].items() if k not in ("storm", "unknown")]
+        floor[c] = (min(listed) if listed else logp[c]["unknown"]) - UNLISTED_PENALTY * WEIGHTS["fine"]
+
     def lp(cell, label) -> float:
         got = logp[cell].get(label)
-        if got is not None:
-            return got
-        listed = [v for k, v in logp[cell].items() if k not in ("storm", "unknown")]
-        return (min(listed) if listed else logp[cell]["unknown"]) - UNLISTED_PENALTY * WEIGHTS["fine"]
+        return floor[cell] if got is None else got
 
     def best_side(cell, labels, banned=None) -> tuple[float, str]:
         options = [(lp(cell, lab), lab) for lab in labels if lab != banned]
@@ -574,9 +576,9 @@ def table_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatRead
     out = {}
     for i, cell in enumerate(cells):
         label = best_side(cell, cols[picked[i]][1])[1]
-        alt = np.array([[-best_side(c, labels, label if c == cell else None)[0] for _, labels in cols]
-                        for c in cells])
-        alt[:, storm_col] -= _FORCE
+        alt = cost.copy()                       # only this cell's row changes: its reading is banned
+        alt[i] = [-best_side(cell, labels, label)[0] for _, labels in cols]
+        alt[i, storm_col] -= _FORCE
         r2, p2 = linear_sum_assignment(alt)
         delta = max(0.0, float(alt[r2, p2].sum()) - total)
         runner = best_side(cell, cols[p2[i]][1], label)[1]

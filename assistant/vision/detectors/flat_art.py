@@ -384,18 +384,40 @@ def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_
     tried.
 
     All four arrays are ``(h, w, 2) float32`` of one size (:func:`gradient_image`,
-    :func:`chroma_image`). Returns a float in -1..1."""
+    :func:`chroma_image`). Returns a float in -1..1. Every block's correlation comes from its
+    sums (:func:`block_ncc`), all blocks at once."""
     h, w = tpl_grad.shape[:2]
     ys = np.linspace(0, h, blocks + 1).astype(int)
     xs = np.linspace(0, w, blocks + 1).astype(int)
-    out = []
-    for i in range(blocks):
-        for j in range(blocks):
-            sl = (slice(ys[i], ys[i + 1]), slice(xs[j], xs[j + 1]))
-            g = _ncc(grad[sl], tpl_grad[sl])
-            c = _ncc(colour[sl], tpl_colour[sl])
-            out.append((g + COLOUR_WEIGHT * c) / (1.0 + COLOUR_WEIGHT))
-    return float(np.mean(sorted(out)[-kept:]))
+    both = (block_ncc(grad, tpl_grad, ys, xs) + COLOUR_WEIGHT * block_ncc(colour, tpl_colour, ys, xs)) \
+        / (1.0 + COLOUR_WEIGHT)
+    return float(np.sort(both, axis=None)[-kept:].mean())
+
+
+def block_ncc(a: np.ndarray, b: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """The normalised cross-correlation (:func:`_ncc`: over a block's pixels and channels at
+    once) of ``a`` and ``b`` ``(h, w, C) float32`` in every block ``ys[i]:ys[i+1]``,
+    ``xs[j]:xs[j+1]`` (strictly increasing bounds from 0 to h and w): ``(len(ys) - 1,
+    len(xs) - 1) float64``, 0 where either block is flat. Computed from each block's sums of
+    ``a``, ``b``, ``a^2``, ``b^2`` and ``ab`` (float64, ``np.add.reduceat``)."""
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    if a.ndim == 2:
+        a, b = a[..., None], b[..., None]
+    c = a.shape[2]
+    per_pixel = np.zeros((5, *a.shape[:2]))                          # (5, h, w): channel sums per pixel
+    for k in range(c):                                               # (a short last axis reduces slowly)
+        ak, bk = a[..., k], b[..., k]
+        per_pixel[0] += ak
+        per_pixel[1] += bk
+        per_pixel[2] += ak * ak
+        per_pixel[3] += bk * bk
+        per_pixel[4] += ak * bk
+    sa, sb, saa, sbb, sab = np.add.reduceat(np.add.reduceat(per_pixel, ys[:-1], axis=1), xs[:-1], axis=2)
+    n = (np.diff(ys)[:, None] * np.diff(xs)[None, :] * c).astype(np.float64)
+    var_a = np.maximum(saa - sa * sa / n, 0.0)
+    var_b = np.maximum(sbb - sb * sb / n, 0.0)
+    den = np.sqrt(var_a * var_b)
+    return np.where(den > 1e-9, (sab - sa * sb / n) / np.maximum(den, 1e-300), 0.0)
 
 
 def correlate(image: np.ndarray, template: np.ndarray) -> np.ndarray:
