@@ -27,7 +27,7 @@ reading and its runner-up.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -223,6 +223,10 @@ class CellScores:
     empty : float
         The share of the cell's centre that looks like the bare mat around the grid
         (:func:`bare_share`): about 1 on the empty storm cell, about 0 under a tile.
+    fitted : (crop, origin_mm, Fit) or None
+        The best label's picture fitted to the cell (:func:`~.desert_pieces.fit_picture` on
+        :func:`~.desert_pieces.cell_crop`), kept so that what lies on the tile is read without
+        fitting it again (:meth:`~.forbidden_desert.FDDetector.read_pieces`).
     """
 
     matches: dict
@@ -230,6 +234,7 @@ class CellScores:
     shares: dict
     best: float
     empty: float = 0.0
+    fitted: tuple | None = field(default=None, compare=False, repr=False)
 
     @property
     def scores(self) -> dict[str, float]:
@@ -354,14 +359,21 @@ class DesertFlat:
             top = max(fine_scores.values(), key=lambda m: m.score)
             close = sorted(fine_scores.values(), key=lambda m: -m.score)[:CONTRASTED]
             gain = contrast(bank, fine, region[:2], close)
-            share = self.explained(frame, homography, cell, list(fine_scores.values()))
-            out[cell] = CellScores(fine_scores, gain, share, top.score, empty[cell])
+            share, (crop, origin, fits) = self.explain(frame, homography, cell, list(fine_scores.values()))
+            scores = CellScores(fine_scores, gain, share, top.score, empty[cell])
+            out[cell] = replace(scores, fitted=(crop, origin, fits[scores.match().label]))
         return out
 
     def explained(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> dict[str, float]:
         """Per match, the share of the tile its picture explains
         (:func:`~.desert_pieces.explained_shares`)."""
-        from .desert_pieces import cell_crop, explained_shares, fit_residual
+        return self.explain(frame, homography, cell, matches)[0]
+
+    def explain(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> tuple[dict[str, float], tuple]:
+        """:meth:`explained` and what it fitted: ``(dict label -> share, (crop (H, W, 3)
+        float32, origin_mm, dict label -> Fit))`` (:func:`~.desert_pieces.cell_crop`,
+        :func:`~.desert_pieces.fit_picture`)."""
+        from .desert_pieces import cell_crop, explained_shares, fit_picture, residual_parts
 
         crop, origin = cell_crop(frame, homography, self.layout, cell)
         bank = self.bank()
@@ -369,8 +381,8 @@ class DesertFlat:
         for m in matches:
             t = bank.templates[m.template]
             pic = bank.pictures[t.picture]
-            fits[m.label] = fit_residual(crop, pic.image, pic.ppm, self.tile_mm, t.turn, m.centre_mm, origin)
-        return explained_shares(fits)
+            fits[m.label] = fit_picture(crop, pic.image, pic.ppm, self.tile_mm, t.turn, m.centre_mm, origin)
+        return explained_shares({lab: residual_parts(crop, f) for lab, f in fits.items()}), (crop, origin, fits)
 
     def bare_colour(self, frame: np.ndarray, homography: np.ndarray) -> np.ndarray:
         """The colour of the bare mat (or table) just around the grid: the median BGR

@@ -195,10 +195,13 @@ class FDDetector:
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
                     out[(kind, *key)] = Reading(label, conf, face.margin if face is not None else 0.0)
                 continue
-            t = bank.templates[m.template]
-            pic = bank.pictures[t.picture]
-            res = dp.residual(frame, homography, self.layout, key, pic.image, pic.ppm, self.flat.tile_mm, t.turn,
-                              m.centre_mm)
+            if cs.fitted is not None:                   # fitted already while the faces were matched
+                res = dp.residual_of_fit(*cs.fitted)
+            else:
+                t = bank.templates[m.template]
+                pic = bank.pictures[t.picture]
+                res = dp.residual(frame, homography, self.layout, key, pic.image, pic.ppm, self.flat.tile_mm, t.turn,
+                                  m.centre_mm)
             found = dp.blobs(res, foot, height, m.centre_mm, self.flat.tile_mm)
             probs = self.blobs.predict(np.array([b.features for b in found]).reshape(-1, dp.BLOB_FEATURES))
             sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
