@@ -342,10 +342,13 @@ class DesertFlat:
         windows = {c: (*self.layout.cell(c).center_mm, SEARCH_MM) for c in cells}
         bare = self.bare_colour(frame, homography)
         empty = {c: bare_share(fine_img, region[:2], self.layout.cell(c).center_mm, bare) for c in cells}
+        found = None
         if len(cells) >= 20:
-            self.estimate_size(coarse, fine, colour, region, windows)
+            found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
+            self.estimate_size(coarse, fine, colour, region, windows, found)
         bank = self.bank()
-        found = bank.coarse(coarse, region[:2], windows)
+        if found is None or self.tile_mm != DEFAULT_TILE_MM:
+            found = bank.coarse(coarse, region[:2], windows)
         out = {}
         for cell in cells:
             ranked = sorted(found.get(cell, {}).values(), key=lambda m: -m.score)
@@ -398,12 +401,13 @@ class DesertFlat:
         band[m:h - m, m:w - m] = False
         return np.median(img[band].astype(np.float32), axis=0)
 
-    def estimate_size(self, coarse, fine, colour, region, windows) -> float:
+    def estimate_size(self, coarse, fine, colour, region, windows, found: dict | None = None) -> float:
         """The tiles' side (mm) that fits a whole table best: the 10 cells the default size
         matches best, each scored again with its best picture at every size of
-        ``TILE_SIZES_MM``; sets and returns :attr:`tile_mm`."""
-        bank = self.bank(DEFAULT_TILE_MM)
-        found = bank.coarse(coarse, region[:2], windows)
+        ``TILE_SIZES_MM``; sets and returns :attr:`tile_mm`. ``found``: the default size's
+        coarse matches in ``windows`` when the caller has them (:meth:`~.flat_art.ArtBank.coarse`)."""
+        if found is None:
+            found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
         tops = sorted((max(m.values(), key=lambda x: x.score) for m in found.values() if m),
                       key=lambda x: -x.score)[:10]
         if len(tops) < 5:

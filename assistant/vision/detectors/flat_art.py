@@ -243,6 +243,8 @@ class ArtBank:
     blocks_kept: int = 7
     blocks: int = 3
     templates: list = field(default_factory=list, init=False)
+    #: :func:`contrast`'s comparison masks per pair of template indices, made on first use
+    pair_masks: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):
         if not self.pictures:
@@ -458,6 +460,20 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
     return float((a * b).sum() / den) if den > 1e-9 else 0.0
 
 
+def _pair_mask(bank: "ArtBank", i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where templates ``i`` and ``j`` of ``bank`` (fine gradients of one size) differ most:
+    ``(mask (h, w) bool, template i there (n, 2) float32, template j there)``, the
+    ``CONTRAST_SHARE`` of pixels where ``|a - b|`` (summed over x and y, smoothed) is largest;
+    computed once per pair and kept in :attr:`ArtBank.pair_masks`."""
+    got = bank.pair_masks.get((i, j))
+    if got is None:
+        ta, tb = bank.templates[i].fine, bank.templates[j].fine
+        diff = cv2.GaussianBlur(np.abs(ta - tb).sum(axis=2), (0, 0), 1.5)
+        mask = diff >= np.quantile(diff, 1.0 - CONTRAST_SHARE)
+        got = bank.pair_masks[(i, j)] = (mask, ta[mask], tb[mask])
+    return got
+
+
 def contrast(bank: "ArtBank", board: np.ndarray, origin_mm, matches: Sequence[Match]) -> dict[str, float]:
     """Tell close labels apart where their pictures differ.
 
@@ -482,9 +498,8 @@ def contrast(bank: "ArtBank", board: np.ndarray, origin_mm, matches: Sequence[Ma
             pb = _patch(board, origin_mm, b.centre_mm, tb.shape)
             if ta.shape != tb.shape or pa is None or pb is None:
                 continue
-            diff = cv2.GaussianBlur(np.abs(ta - tb).sum(axis=2), (0, 0), 1.5)
-            mask = diff >= np.quantile(diff, 1.0 - CONTRAST_SHARE)
-            d = _ncc(pa[mask], ta[mask]) - _ncc(pb[mask], tb[mask])
+            mask, ma, mb = _pair_mask(bank, a.template, b.template)
+            d = _ncc(pa[mask], ma) - _ncc(pb[mask], mb)
             gains[a.label].append(d)
             gains[b.label].append(-d)
     return {lab: CONTRAST_WEIGHT * float(np.mean(v)) if v else 0.0 for lab, v in gains.items()}
