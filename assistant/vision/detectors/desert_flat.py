@@ -376,7 +376,7 @@ class DesertFlat:
         """:meth:`explained` and what it fitted: ``(dict label -> share, (crop (H, W, 3)
         float32, origin_mm, dict label -> Fit))`` (:func:`~.desert_pieces.cell_crop`,
         :func:`~.desert_pieces.fit_picture`)."""
-        from .desert_pieces import cell_crop, explained_shares, fit_picture, residual_parts
+        from .desert_pieces import cell_crop, explained_shares, fit_picture, tile_residual
 
         crop, origin = cell_crop(frame, homography, self.layout, cell)
         bank = self.bank()
@@ -385,7 +385,7 @@ class DesertFlat:
             t = bank.templates[m.template]
             pic = bank.pictures[t.picture]
             fits[m.label] = fit_picture(crop, pic.image, pic.ppm, self.tile_mm, t.turn, m.centre_mm, origin)
-        return explained_shares({lab: residual_parts(crop, f) for lab, f in fits.items()}), (crop, origin, fits)
+        return explained_shares({lab: tile_residual(crop, f) for lab, f in fits.items()}), (crop, origin, fits)
 
     def bare_colour(self, frame: np.ndarray, homography: np.ndarray) -> np.ndarray:
         """The colour of the bare mat (or table) just around the grid: the median BGR

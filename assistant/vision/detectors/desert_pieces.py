@@ -468,6 +468,17 @@ def residual_parts(crop: np.ndarray, fit: Fit) -> tuple[np.ndarray, np.ndarray, 
     return largest_channel(np.abs(crop - (fit.predicted * fit.gain + fit.offset))), fit.tile, fit.noise
 
 
+def tile_residual(crop: np.ndarray, fit: Fit) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`residual_parts` on the tile's pixels only: ``(residual (N,) float32, (N,) bool
+    all True, noise)``, N the tile's pixels in row-major order; what
+    :func:`explained_shares` needs, without the crop around the tile."""
+    if not fit.tile.any():
+        return np.zeros(0, np.float32), np.zeros(0, bool), 255.0
+    seen, pred = _channel_rows(crop, fit.tile), _channel_rows(fit.predicted, fit.tile)        # (3, N)
+    res = largest_channel(np.abs(seen - (pred * fit.gain[:, None] + fit.offset[:, None])).T)
+    return res, np.ones(len(res), bool), fit.noise
+
+
 def explained_shares(fits: dict) -> dict:
     """How much of its tile each candidate picture explains, on one scale: ``fits`` maps a
     label to :func:`fit_residual`'s result; the scale is the smallest noise among them (the
@@ -476,7 +487,7 @@ def explained_shares(fits: dict) -> dict:
     what lies on it (half of a dune back under a sand marker); a wrong one only where its
     colours happen to agree."""
     if not fits:
-        return {}
+        return {}                   # (a residual and its tile may also be 1-D: :func:`tile_residual`)
     scale = min(noise for _res, _tile, noise in fits.values())
     return {lab: float((res[tile] < EXPLAINED_SIGMAS * scale).mean()) if tile.any() else 0.0
             for lab, (res, tile, _noise) in fits.items()}
