@@ -245,6 +245,10 @@ class ArtBank:
     templates: list = field(default_factory=list, init=False)
     #: :func:`contrast`'s comparison masks per pair of template indices, made on first use
     pair_masks: dict = field(default_factory=dict, init=False, repr=False)
+    #: each template's channels as contiguous planes, per (index, "coarse" | "fine" | "colour")
+    _planes: dict = field(default_factory=dict, init=False, repr=False)
+    #: the channel planes of the last few boards matched (board, planes), newest last
+    _boards: list = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self):
         if not self.pictures:
@@ -320,8 +324,10 @@ class ArtBank:
                 u0, v0, u1, v1 = max(u0, 0), max(v0, 0), min(u1, bw - tw), min(v1, bh - th)
                 if u1 < u0 or v1 < v0:
                     continue
-                grad = correlate(board[v0:v1 + th, u0:u1 + tw], t.fine)
-                col = correlate(colour[v0:v1 + th, u0:u1 + tw], t.colour)
+                grad = correlate_planes([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)],
+                                        self.template_planes(i, "fine"))
+                col = correlate_planes([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(colour)],
+                                       self.template_planes(i, "colour"))
                 both = (grad + COLOUR_WEIGHT * col) / (1.0 + COLOUR_WEIGHT)
                 _, _, _, (du, dv) = cv2.minMaxLoc(both)
                 u, v = u0 + du, v0 + dv
@@ -331,6 +337,26 @@ class ArtBank:
                     centre = (origin_mm[0] + (u + tw / 2) / FINE_PPM, origin_mm[1] + (v + th / 2) / FINE_PPM)
                     out[t.label] = Match(t.label, float(score), i, centre)
         return out
+
+    def template_planes(self, index: int, which: str) -> list[np.ndarray]:
+        """Template ``index``'s ``which`` image (``"coarse"``, ``"fine"`` or ``"colour"``) as a
+        list of contiguous ``(h, w) float32`` channel planes, made once."""
+        got = self._planes.get((index, which))
+        if got is None:
+            img = getattr(self.templates[index], which)
+            got = self._planes[(index, which)] = [np.ascontiguousarray(img[..., c]) for c in range(img.shape[2])]
+        return got
+
+    def board_planes(self, board: np.ndarray) -> list[np.ndarray]:
+        """A board ``(H, W, C) float32`` as a list of contiguous ``(H, W)`` channel planes; the
+        planes of the last four boards are kept (a read matches the same few boards over and
+        over: its gradient and colour images)."""
+        for seen, planes in self._boards:
+            if seen is board:
+                return planes
+        planes = [np.ascontiguousarray(board[..., c]) for c in range(board.shape[2])]
+        self._boards = self._boards[-3:] + [(board, planes)]
+        return planes
 
     def _search(self, board, origin_mm, ppm, windows, templates, which) -> dict:
         out: dict = {}
@@ -354,7 +380,8 @@ class ArtBank:
                 u1, v1 = min(int(np.ceil(x1 - tw / 2)), bw - tw), min(int(np.ceil(y1 - th / 2)), bh - th)
                 if u1 < u0 or v1 < v0:
                     continue
-                resp = correlate(board[v0:v1 + th, u0:u1 + tw], tpl)
+                resp = correlate_planes([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)],
+                                        self.template_planes(i, which))
                 keys = list(boxes) if group is None else [group]
                 for key in keys:
                     bx0, by0, bx1, by1 = boxes[key]
@@ -436,6 +463,15 @@ def correlate(image: np.ndarray, template: np.ndarray) -> np.ndarray:
         out += cv2.matchTemplate(np.ascontiguousarray(image[..., c]), np.ascontiguousarray(template[..., c]),
                                  cv2.TM_CCOEFF_NORMED)
     return out / channels
+
+
+def correlate_planes(image: Sequence[np.ndarray], template: Sequence[np.ndarray]) -> np.ndarray:
+    """:func:`correlate` of an image and a template given as lists of ``(H, W)`` and ``(h, w)``
+    float32 channel planes (the image's may be views with a row stride)."""
+    out = cv2.matchTemplate(image[0], template[0], cv2.TM_CCOEFF_NORMED)
+    for img, tpl in zip(image[1:], template[1:]):
+        out += cv2.matchTemplate(img, tpl, cv2.TM_CCOEFF_NORMED)
+    return out / len(template)
 
 
 #: the share of a template pair's pixels, where they differ most, that :meth:`ArtBank.contrast`
