@@ -138,27 +138,40 @@ def photometric_fit(crop: np.ndarray, predicted: np.ndarray, mask: np.ndarray,
     (gain (3,) float32, offset (3,) float32, inliers (H, W) bool, noise float)
         ``noise`` is the robust standard deviation of the inliers' residual, grey levels.
     """
+    y_all, x_all = _channel_rows(crop, mask), _channel_rows(predicted, mask)      # (3, N) float32
+    gain, offset, use, noise = fit_rows(y_all, x_all, rounds)
+    inliers = np.zeros(mask.shape, bool)
+    inliers[mask] = use
+    return gain, offset, inliers, noise
+
+
+def fit_rows(y_all: np.ndarray, x_all: np.ndarray, rounds: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """:func:`photometric_fit` on the tile's pixels gathered channel by channel: ``y_all``
+    (seen) and ``x_all`` (predicted) ``(3, N) float32``. Returns ``(gain (3,) float32, offset
+    (3,) float32, inliers (N,) bool, noise float)``."""
     gain = np.ones(3, np.float32)
     offset = np.zeros(3, np.float32)
-    y_all, x_all = _channel_rows(crop, mask), _channel_rows(predicted, mask)      # (3, N) float32
     n_all = y_all.shape[1]
     if n_all:
         diff = y_all - x_all
         offset = np.array([_median(diff[c]) for c in range(3)], np.float32)
     x64, y64 = x_all.astype(np.float64), y_all.astype(np.float64)
-    xx, xy = x64 * x64, x64 * y64
+    moments = np.concatenate([x64, y64, x64 * x64, x64 * y64])                    # (12, N)
     use = np.ones(n_all, bool)
     noise = 255.0
+    d = np.empty_like(y_all)
     for _ in range(rounds):
-        d = np.abs(y_all - (x_all * gain[:, None] + offset[:, None]))
+        np.multiply(x_all, gain[:, None], out=d)                # d = |y - (x * gain + offset)|
+        d += offset[:, None]
+        np.subtract(y_all, d, out=d)
+        np.abs(d, out=d)
         res = np.maximum(np.maximum(d[0], d[1]), d[2])
         noise = 1.4826 * float(_median(res[use])) + 1.0 if use.any() else 255.0
         use = res < 2.5 * noise
         n = np.count_nonzero(use)
         if n < 50:
             break
-        w = use.astype(np.float64)
-        sx, sy, sxx, sxy = x64 @ w, y64 @ w, xx @ w, xy @ w           # (3,) sums over the inliers
+        sx, sy, sxx, sxy = (moments @ use.astype(np.float64)).reshape(4, 3)    # sums over the inliers
         var, cov = sxx - sx * sx / n, sxy - sx * sy / n
         for c in range(3):
             if var[c] > 1e-9 * max(sxx[c], 1.0):
@@ -167,9 +180,7 @@ def photometric_fit(crop: np.ndarray, predicted: np.ndarray, mask: np.ndarray,
             else:                                            # a flat picture: the minimum-norm line
                 (g, o), *_ = np.linalg.lstsq(np.vstack([x64[c, use], np.ones(n)]).T, y64[c, use], rcond=None)
             gain[c], offset[c] = max(g, 0.05), o
-    inliers = np.zeros(mask.shape, bool)
-    inliers[mask] = use
-    return gain, offset, inliers, noise
+    return gain, offset, use, noise
 
 
 def residual(frame: np.ndarray, homography: np.ndarray, layout, cell, picture: np.ndarray, picture_ppm: float,
@@ -202,6 +213,8 @@ class Fit(NamedTuple):
     gain: np.ndarray
     offset: np.ndarray
     noise: float
+    #: the tile's pixels, seen and predicted, channel by channel: ``(3, N) float32`` each
+    rows: tuple | None = None
 
 
 def fit_picture(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_mm: float, turn: int, centre_mm,
@@ -212,8 +225,9 @@ def fit_picture(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_
     pred = cv2.GaussianBlur(pred, (0, 0), SMOOTH_MM * ppm)
     if not tile.any():
         return Fit(pred, tile, np.ones(3, np.float32), np.zeros(3, np.float32), 255.0)
-    gain, offset, _inliers, noise = photometric_fit(crop, pred, tile)
-    return Fit(pred, tile, gain, offset, noise)
+    rows = (_channel_rows(crop, tile), _channel_rows(pred, tile))
+    gain, offset, _inliers, noise = fit_rows(*rows)
+    return Fit(pred, tile, gain, offset, noise, rows)
 
 
 def largest_channel(image: np.ndarray) -> np.ndarray:
@@ -474,7 +488,7 @@ def tile_residual(crop: np.ndarray, fit: Fit) -> tuple[np.ndarray, np.ndarray, f
     :func:`explained_shares` needs, without the crop around the tile."""
     if not fit.tile.any():
         return np.zeros(0, np.float32), np.zeros(0, bool), 255.0
-    seen, pred = _channel_rows(crop, fit.tile), _channel_rows(fit.predicted, fit.tile)        # (3, N)
+    seen, pred = fit.rows or (_channel_rows(crop, fit.tile), _channel_rows(fit.predicted, fit.tile))   # (3, N)
     res = largest_channel(np.abs(seen - (pred * fit.gain[:, None] + fit.offset[:, None])).T)
     return res, np.ones(len(res), bool), fit.noise
 
