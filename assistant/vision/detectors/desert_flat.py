@@ -61,6 +61,12 @@ CARD_TEMPERATURE = 0.03
 CARD_NONE_LEVEL, CARD_NONE_SPREAD = 0.55, 0.04
 #: fewer cells than this with some tile scoring over UNKNOWN_LEVEL: no table is in view
 LEAST_TILES = 12
+#: a label whose evidence without the share explained (:func:`label_logit`) is more than this
+#: many nats under its cell's best is not fitted (:meth:`DesertFlat.explain`; its share counts
+#: 0, which moves it by at most |WEIGHTS["share"]| nats). Chosen on 12 set-up tables of
+#: ``assistant bench setup``'s seeds (8 own-renderer, 4 second-renderer): at 8 every reading
+#: stayed the same (labels; confidences within 0.003); at 5 within 0.007; at 2 ten changed.
+EXPLAIN_NATS = 8.0
 
 BACK_OF_KIND = {"well": "water_back", "mirage": "water_back", "crash_site": "crash_site_back"}
 FACE_LABELS = ("well", "mirage", "tunnel", "gear", "launch_pad", "crash_site") + tuple(
@@ -217,7 +223,8 @@ class CellScores:
     gains : dict label -> float
         What telling the closest labels apart added (:func:`~.flat_art.contrast`).
     shares : dict label -> float
-        The share of the tile each label's picture explains (:meth:`DesertFlat.explained`).
+        The share of the tile each label's picture explains (:meth:`DesertFlat.explained`);
+        0 for a label too far behind to be fitted (``EXPLAIN_NATS``).
     best : float
         The best fine score (0 when nothing was scored).
     empty : float
@@ -362,7 +369,12 @@ class DesertFlat:
             top = max(fine_scores.values(), key=lambda m: m.score)
             close = sorted(fine_scores.values(), key=lambda m: -m.score)[:CONTRASTED]
             gain = contrast(bank, fine, region[:2], close)
-            share, (crop, origin, fits) = self.explain(frame, homography, cell, list(fine_scores.values()))
+            # the share explained weighs at most |WEIGHTS["share"]| nats: only the labels within
+            # EXPLAIN_NATS of the cell's best are fitted; the others count as explaining nothing
+            before = {lab: label_logit(CellScores(fine_scores, gain, {}, top.score), lab) for lab in fine_scores}
+            near = [m for lab, m in fine_scores.items() if before[lab] >= max(before.values()) - EXPLAIN_NATS]
+            share, (crop, origin, fits) = self.explain(frame, homography, cell, near)
+            share = {lab: share.get(lab, 0.0) for lab in fine_scores}
             scores = CellScores(fine_scores, gain, share, top.score, empty[cell])
             out[cell] = replace(scores, fitted=(crop, origin, fits[scores.match().label]))
         return out
