@@ -26,6 +26,7 @@ Coordinates: mat millimetres (x right, y down) as :mod:`..mats`; images ``(H, W,
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
@@ -245,7 +246,8 @@ class ArtBank:
     templates: list = field(default_factory=list, init=False)
     #: :func:`contrast`'s comparison masks per pair of template indices, made on first use
     pair_masks: dict = field(default_factory=dict, init=False, repr=False)
-    #: each template's channels as contiguous planes, per (index, "coarse" | "fine" | "colour")
+    #: per (template index, "coarse" | "fine" | "colour"): its channels as contiguous planes; per
+    #: (index, "blocks"): its side of block_score
     _planes: dict = field(default_factory=dict, init=False, repr=False)
     #: the channel planes of the last few boards matched (board, planes), newest last
     _boards: list = field(default_factory=list, init=False, repr=False)
@@ -332,7 +334,7 @@ class ArtBank:
                 _, _, _, (du, dv) = cv2.minMaxLoc(both)
                 u, v = u0 + du, v0 + dv
                 score = block_score(board[v:v + th, u:u + tw], t.fine, colour[v:v + th, u:u + tw], t.colour,
-                                    self.blocks_kept, self.blocks)
+                                    self.blocks_kept, self.blocks, self.block_templates(i))
                 if t.label not in out or score > out[t.label].score:
                     centre = (origin_mm[0] + (u + tw / 2) / FINE_PPM, origin_mm[1] + (v + th / 2) / FINE_PPM)
                     out[t.label] = Match(t.label, float(score), i, centre)
@@ -345,6 +347,16 @@ class ArtBank:
         if got is None:
             img = getattr(self.templates[index], which)
             got = self._planes[(index, which)] = [np.ascontiguousarray(img[..., c]) for c in range(img.shape[2])]
+        return got
+
+    def block_templates(self, index: int) -> tuple:
+        """Template ``index``'s side of :func:`block_score` (its fine gradient and colour
+        images cut into ``blocks`` x ``blocks``), made once."""
+        got = self._planes.get((index, "blocks"))
+        if got is None:
+            t = self.templates[index]
+            cut = block_cut(*t.fine.shape[:2], self.blocks)
+            got = self._planes[(index, "blocks")] = (cut, block_template(t.fine, cut), block_template(t.colour, cut))
         return got
 
     def board_planes(self, board: np.ndarray) -> list[np.ndarray]:
@@ -404,7 +416,7 @@ BLOCKS = 3
 
 
 def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_colour: np.ndarray,
-                kept: int = BLOCKS * BLOCKS, blocks: int = BLOCKS) -> float:
+                kept: int = BLOCKS * BLOCKS, blocks: int = BLOCKS, prepared: tuple | None = None) -> float:
     """How well a patch shows a template, robust to things lying on it (a sand marker, a pawn
     cover part of a tile): the template is cut into ``BLOCKS`` x ``BLOCKS`` blocks, each
     block's normalised cross-correlation with the patch (gradient channels plus
@@ -414,13 +426,56 @@ def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_
 
     All four arrays are ``(h, w, 2) float32`` of one size (:func:`gradient_image`,
     :func:`chroma_image`). Returns a float in -1..1. Every block's correlation comes from its
-    sums (:func:`block_ncc`), all blocks at once."""
-    h, w = tpl_grad.shape[:2]
+    sums (:func:`block_ncc`), all blocks at once; ``prepared``, the template's side made
+    beforehand (``(block_cut(...), block_template(tpl_grad, cut), block_template(tpl_colour,
+    cut))``), spares making it again."""
+    if prepared is None:
+        cut = block_cut(*tpl_grad.shape[:2], blocks)
+        prepared = (cut, block_template(tpl_grad, cut), block_template(tpl_colour, cut))
+    cut, tg, tc = prepared
+    both = (_block_ncc(grad, tg, cut) + COLOUR_WEIGHT * _block_ncc(colour, tc, cut)) / (1.0 + COLOUR_WEIGHT)
+    return float(np.sort(both, axis=None)[-kept:].mean())
+
+
+class BlockCut(NamedTuple):
+    """Blocks of an ``h`` x ``w`` template: rows ``ys[i]:ys[i+1]``, columns ``xs[j]:xs[j+1]``
+    (``(blocks + 1,) int``, strictly increasing from 0 to h and w) and each block's pixels
+    ``(blocks, blocks) float64``."""
+
+    ys: np.ndarray
+    xs: np.ndarray
+    pixels: np.ndarray
+
+
+@functools.lru_cache(maxsize=64)
+def block_cut(h: int, w: int, blocks: int) -> BlockCut:
+    """An ``h`` x ``w`` template cut into ``blocks`` x ``blocks`` blocks (as ``np.linspace``
+    rounds down)."""
     ys = np.linspace(0, h, blocks + 1).astype(int)
     xs = np.linspace(0, w, blocks + 1).astype(int)
-    both = (block_ncc(grad, tpl_grad, ys, xs) + COLOUR_WEIGHT * block_ncc(colour, tpl_colour, ys, xs)) \
-        / (1.0 + COLOUR_WEIGHT)
-    return float(np.sort(both, axis=None)[-kept:].mean())
+    return BlockCut(ys, xs, (np.diff(ys)[:, None] * np.diff(xs)[None, :]).astype(np.float64))
+
+
+class BlockTemplate(NamedTuple):
+    """A template's side of :func:`block_ncc`: its channel planes ``(h, w) float64`` and its
+    blocks' sums of values and of squares over pixels and channels, ``(blocks, blocks)
+    float64`` each."""
+
+    planes: list
+    sums: np.ndarray
+    squares: np.ndarray
+
+
+def block_template(b: np.ndarray, cut: BlockCut) -> BlockTemplate:
+    """:class:`BlockTemplate` of ``b`` ``(h, w, C)`` or ``(h, w)`` float32."""
+    b = b.astype(np.float64)
+    planes = [b] if b.ndim == 2 else [np.ascontiguousarray(b[..., k]) for k in range(b.shape[2])]
+    per_pixel = np.zeros((2, *b.shape[:2]))
+    for bk in planes:
+        per_pixel[0] += bk
+        per_pixel[1] += bk * bk
+    sums = np.add.reduceat(np.add.reduceat(per_pixel, cut.ys[:-1], axis=1), cut.xs[:-1], axis=2)
+    return BlockTemplate(planes, sums[0], sums[1])
 
 
 def block_ncc(a: np.ndarray, b: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -429,20 +484,23 @@ def block_ncc(a: np.ndarray, b: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
     ``xs[j]:xs[j+1]`` (strictly increasing bounds from 0 to h and w): ``(len(ys) - 1,
     len(xs) - 1) float64``, 0 where either block is flat. Computed from each block's sums of
     ``a``, ``b``, ``a^2``, ``b^2`` and ``ab`` (float64, ``np.add.reduceat``)."""
-    a, b = a.astype(np.float64), b.astype(np.float64)
-    if a.ndim == 2:
-        a, b = a[..., None], b[..., None]
-    c = a.shape[2]
-    per_pixel = np.zeros((5, *a.shape[:2]))                          # (5, h, w): channel sums per pixel
-    for k in range(c):                                               # (a short last axis reduces slowly)
-        ak, bk = a[..., k], b[..., k]
+    ys, xs = np.asarray(ys), np.asarray(xs)
+    cut = BlockCut(ys, xs, (np.diff(ys)[:, None] * np.diff(xs)[None, :]).astype(np.float64))
+    return _block_ncc(a, block_template(b, cut), cut)
+
+
+def _block_ncc(a: np.ndarray, tpl: BlockTemplate, cut: BlockCut) -> np.ndarray:
+    """:func:`block_ncc` of ``a`` ``(h, w, C)`` or ``(h, w)`` float32 and a prepared template."""
+    a = a.astype(np.float64)
+    per_pixel = np.zeros((3, *a.shape[:2]))                          # (3, h, w): channel sums per pixel
+    for k, bk in enumerate(tpl.planes):                              # (a short last axis reduces slowly)
+        ak = a if a.ndim == 2 else a[..., k]
         per_pixel[0] += ak
-        per_pixel[1] += bk
-        per_pixel[2] += ak * ak
-        per_pixel[3] += bk * bk
-        per_pixel[4] += ak * bk
-    sa, sb, saa, sbb, sab = np.add.reduceat(np.add.reduceat(per_pixel, ys[:-1], axis=1), xs[:-1], axis=2)
-    n = (np.diff(ys)[:, None] * np.diff(xs)[None, :] * c).astype(np.float64)
+        per_pixel[1] += ak * ak
+        per_pixel[2] += ak * bk
+    sa, saa, sab = np.add.reduceat(np.add.reduceat(per_pixel, cut.ys[:-1], axis=1), cut.xs[:-1], axis=2)
+    n = cut.pixels * len(tpl.planes)
+    sb, sbb = tpl.sums, tpl.squares
     var_a = np.maximum(saa - sa * sa / n, 0.0)
     var_b = np.maximum(sbb - sb * sb / n, 0.0)
     den = np.sqrt(var_a * var_b)
