@@ -316,6 +316,18 @@ class DesertFlat:
         return cls(lists["tile"], lists["card"], layout, float(index.get("tile_mm", DEFAULT_TILE_MM)),
                    lists["part"])
 
+    def prepare(self) -> "DesertFlat":
+        """Build now what the first whole-table read would otherwise build: the tile pictures at
+        every size of ``TILE_SIZES_MM`` (:meth:`bank`), their channel planes and block sums
+        (:meth:`~.flat_art.ArtBank.template_planes`, :meth:`~.flat_art.ArtBank.block_templates`),
+        and the card pictures'; returns self."""
+        for bank in [self.bank(size) for size in TILE_SIZES_MM] + [self.cards]:
+            for i in range(len(bank.templates)):
+                for which in ("coarse", "fine", "colour"):
+                    bank.template_planes(i, which)
+                bank.block_templates(i)
+        return self
+
     def bank(self, tile_mm: float | None = None) -> ArtBank:
         """The tile pictures at ``tile_mm`` (default the current estimate), built once per size."""
         size = float(tile_mm or self.tile_mm)

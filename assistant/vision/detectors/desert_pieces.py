@@ -609,7 +609,7 @@ def sand_features(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray
     explains (1). A stack of markers shows only its top one, so its colour decides light or
     dark; a pawn or a part at the tile's corner does not reach the centre."""
     h, w = res.tile.shape
-    yy, xx = np.mgrid[0:h, 0:w]
+    yy, xx = np.ogrid[0:h, 0:w]
     cx = (tile_centre_mm[0] - res.origin_mm[0]) * ppm
     cy = (tile_centre_mm[1] - res.origin_mm[1]) * ppm
     r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / ppm ** 2

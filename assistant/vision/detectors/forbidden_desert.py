@@ -156,6 +156,7 @@ class FDDetector:
     def __init__(self, flat, blobs, pawn_colour=None, layout: MatLayout | None = None):
         self.flat, self.blobs, self.pawn_colour = flat, blobs, pawn_colour
         self.layout = layout or mat_layout("forbidden-desert")
+        self.flat.prepare()                 # the pictures at every tile size, before the first read
 
     def read_flat(self, frame: np.ndarray, homography: np.ndarray, cells: list | None,
                   with_card: bool) -> tuple[dict[Slot, Reading], dict]:
