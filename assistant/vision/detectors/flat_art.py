@@ -359,6 +359,15 @@ class ArtBank:
             got = self._planes[(index, "blocks")] = (cut, block_template(t.fine, cut), block_template(t.colour, cut))
         return got
 
+    def template_spectra(self, index: int, which: str, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
+        """Template ``index``'s ``which`` channel planes as :func:`template_spectrum` gives them
+        for DFTs of ``size`` (rows, columns), made once per size."""
+        got = self._planes.get((index, which, size))
+        if got is None:
+            got = self._planes[(index, which, size)] = [template_spectrum(p, size)
+                                                       for p in self.template_planes(index, which)]
+        return got
+
     def board_planes(self, board: np.ndarray) -> list[np.ndarray]:
         """A board ``(H, W, C) float32`` as a list of contiguous ``(H, W)`` channel planes; the
         planes of the last four boards are kept (a read matches the same few boards over and
@@ -382,6 +391,7 @@ class ArtBank:
         union = (min(b[0] for b in boxes.values()), min(b[1] for b in boxes.values()),
                  max(b[2] for b in boxes.values()), max(b[3] for b in boxes.values()))
         groups = {None: union} if len(boxes) > 3 else {key: box for key, box in boxes.items()}
+        spectral: dict = {}                 # (group, template shape) -> the image's Spectra there
         for i in templates:
             t = self.templates[i]
             tpl = getattr(t, which)
@@ -392,8 +402,11 @@ class ArtBank:
                 u1, v1 = min(int(np.ceil(x1 - tw / 2)), bw - tw), min(int(np.ceil(y1 - th / 2)), bh - th)
                 if u1 < u0 or v1 < v0:
                     continue
-                resp = correlate_planes([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)],
-                                        self.template_planes(i, which))
+                image = spectral.get((group, th, tw))
+                if image is None:
+                    image = spectral[(group, th, tw)] = Spectra(
+                        [p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)], (th, tw))
+                resp = image.correlate(self.template_spectra(i, which, image.size))
                 keys = list(boxes) if group is None else [group]
                 for key in keys:
                     bx0, by0, bx1, by1 = boxes[key]
@@ -530,6 +543,75 @@ def correlate_planes(image: Sequence[np.ndarray], template: Sequence[np.ndarray]
     for img, tpl in zip(image[1:], template[1:]):
         out += cv2.matchTemplate(img, tpl, cv2.TM_CCOEFF_NORMED)
     return out / len(template)
+
+
+def template_spectrum(template: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float]:
+    """One template plane ``(h, w) float32`` ready for :meth:`Spectra.correlate`: ``(the DFT
+    (cv2.dft's packed real format, ``size`` float32) of the template less its mean, zero-padded
+    to ``size``; the template's norm about its mean, sqrt(sum (t - mean)^2))``."""
+    centred = template.astype(np.float64) - template.mean(dtype=np.float64)
+    padded = np.zeros(size, np.float32)
+    padded[:template.shape[0], :template.shape[1]] = centred
+    return cv2.dft(padded), float(np.sqrt((centred * centred).sum()))
+
+
+class Spectra:
+    """An image's channel planes ready to be correlated with many templates of one size:
+    :func:`correlate_planes` (``cv2.matchTemplate`` with ``TM_CCOEFF_NORMED`` per channel,
+    averaged) with the image's DFTs and window sums made once instead of once per template.
+
+    The response at each place is ``sum((I - mean_I) (T - mean_T)) / (|I - mean_I| |T -
+    mean_T|)`` over the template's window: the numerator by the DFT (``cv2.mulSpectrums``,
+    zero padding to ``cv2.getOptimalDFTSize``, so no wrap-around reaches a valid place), the
+    image's window sums by integral images (float64), and a flat window (its variance under
+    ``min(0.5, 10 FLT_EPSILON sum I^2)``) or a ratio past 1 handled as OpenCV's
+    ``matchTemplate`` does (0; +-1 up to 1.125), so that the two agree to float32 rounding.
+
+    Parameters
+    ----------
+    planes : list of (H, W) float32
+        The image's channels (views with a row stride are fine).
+    template_shape : (h, w)
+        The templates' size, at most (H, W).
+    """
+
+    def __init__(self, planes: Sequence[np.ndarray], template_shape: tuple[int, int]):
+        th, tw = template_shape
+        height, width = planes[0].shape
+        self.out_shape = (height - th + 1, width - tw + 1)
+        self.size = (cv2.getOptimalDFTSize(height), cv2.getOptimalDFTSize(width))
+        area = float(th * tw)
+        self.spectra, self.inverse = [], []
+        for plane in planes:
+            padded = np.zeros(self.size, np.float32)
+            padded[:height, :width] = plane
+            self.spectra.append(cv2.dft(padded))
+            s1, s2 = cv2.integral2(np.ascontiguousarray(plane), sdepth=cv2.CV_64F)
+            win1 = s1[th:, tw:] - s1[:-th, tw:] - s1[th:, :-tw] + s1[:-th, :-tw]
+            win2 = s2[th:, tw:] - s2[:-th, tw:] - s2[th:, :-tw] + s2[:-th, :-tw]
+            diff2 = np.maximum(win2 - win1 * win1 / area, 0.0)
+            flat = diff2 <= np.minimum(0.5, 10 * np.finfo(np.float32).eps * win2)
+            # 1 / the window's norm about its mean; 0 on a flat window (OpenCV's 0 there)
+            self.inverse.append(np.where(flat, 0.0, 1.0 / np.sqrt(np.where(flat, 1.0, diff2))).astype(np.float32))
+
+    def correlate(self, template: Sequence[tuple[np.ndarray, float]]) -> np.ndarray:
+        """The mean over channels of each channel's normalised cross-correlation with a
+        template given per channel as :func:`template_spectrum` made it at :attr:`size`:
+        ``out_shape`` float32, -1..1."""
+        rows, cols = self.out_shape
+        out = None
+        for spectrum, inverse, (tpl_spectrum, norm) in zip(self.spectra, self.inverse, template):
+            if norm < np.finfo(np.float64).eps:
+                r = np.ones(self.out_shape, np.float32)              # a flat template: OpenCV's 1 everywhere
+            else:
+                num = cv2.idft(cv2.mulSpectrums(spectrum, tpl_spectrum, 0, conjB=True),
+                               flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[:rows, :cols]
+                r = num * (inverse * np.float32(1.0 / norm))
+                past = np.abs(r) >= 1.0                              # rounding past 1: +-1 up to 1.125, else 0
+                if past.any():
+                    r[past] = np.where(np.abs(r[past]) < 1.125, np.sign(r[past]), 0.0)
+            out = r if out is None else out + r
+        return out / np.float32(len(template))
 
 
 #: the share of a template pair's pixels, where they differ most, that :meth:`ArtBank.contrast`
