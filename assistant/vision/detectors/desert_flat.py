@@ -231,8 +231,8 @@ class CellScores:
         The share of the cell's centre that looks like the bare mat around the grid
         (:func:`bare_share`): about 1 on the empty storm cell, about 0 under a tile.
     fitted : (crop, origin_mm, Fit) or None
-        The best label's picture fitted to the cell (:func:`~.desert_pieces.fit_picture` on
-        :func:`~.desert_pieces.cell_crop`), kept so that what lies on the tile is read without
+        The best label's picture fitted to the cell (:func:`~.desert_fit.fit_picture` on
+        :func:`~.desert_fit.cell_crop`), kept so that what lies on the tile is read without
         fitting it again (:meth:`~.forbidden_desert.FDDetector.read_pieces`).
     """
 
@@ -398,9 +398,9 @@ class DesertFlat:
 
     def explain(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> tuple[dict[str, float], tuple]:
         """:meth:`explained` and what it fitted: ``(dict label -> share, (crop (H, W, 3)
-        float32, origin_mm, dict label -> Fit))`` (:func:`~.desert_pieces.cell_crop`,
-        :func:`~.desert_pieces.fit_picture`)."""
-        from .desert_pieces import cell_crop, explained_shares, fit_picture, tile_residual
+        float32, origin_mm, dict label -> Fit))`` (:func:`~.desert_fit.cell_crop`,
+        :func:`~.desert_fit.fit_picture`)."""
+        from .desert_fit import cell_crop, explained_shares, fit_picture, tile_residual
 
         crop, origin = cell_crop(frame, homography, self.layout, cell)
         bank = self.bank()
