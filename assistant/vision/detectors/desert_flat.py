@@ -26,6 +26,7 @@ reading and its runner-up.
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -320,7 +321,9 @@ class DesertFlat:
         """Build now what the first whole-table read would otherwise build: the tile pictures at
         every size of ``TILE_SIZES_MM`` (:meth:`bank`), their channel planes and block sums
         (:meth:`~.flat_art.ArtBank.template_planes`, :meth:`~.flat_art.ArtBank.block_templates`),
-        and the card pictures'; returns self."""
+        and the card pictures'; and imports what :func:`table_readings` solves with (SciPy's
+        optimiser: about a second, once); returns self."""
+        importlib.import_module("scipy.optimize")
         for bank in [self.bank(size) for size in TILE_SIZES_MM] + [self.cards]:
             for i in range(len(bank.templates)):
                 for which in ("coarse", "fine", "colour"):
