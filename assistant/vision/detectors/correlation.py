@@ -124,6 +124,13 @@ def template_spectrum(template: np.ndarray, size: tuple[int, int]) -> tuple[np.n
     return cv2.dft(padded), float(np.sqrt((centred * centred).sum()))
 
 
+#: :class:`Spectra` counts a window flat (correlation 0) when its variance is under this share
+#: of the image's mean energy per pixel (a window off the frame, all but black): there the
+#: DFT's float32 rounding, relative to the whole image, is larger than the window's own signal,
+#: and ``cv2.matchTemplate``'s result is noise (it moved by 0.2 when the board moved by 2e-7)
+FLAT_SHARE = 1e-5
+
+
 class Spectra:
     """An image's channel planes ready to be correlated with many templates of one size:
     :func:`correlate_planes` (``cv2.matchTemplate`` with ``TM_CCOEFF_NORMED`` per channel,
@@ -159,7 +166,10 @@ class Spectra:
             win1 = s1[th:, tw:] - s1[:-th, tw:] - s1[th:, :-tw] + s1[:-th, :-tw]
             win2 = s2[th:, tw:] - s2[:-th, tw:] - s2[th:, :-tw] + s2[:-th, :-tw]
             diff2 = np.maximum(win2 - win1 * win1 / area, 0.0)
-            flat = diff2 <= np.minimum(0.5, 10 * np.finfo(np.float32).eps * win2)
+            # flat as OpenCV has it, and also a window all but empty next to the image's energy:
+            # the DFT's rounding (relative to the whole image) would swamp its correlation there
+            floor = FLAT_SHARE * area * float(np.mean(np.square(plane, dtype=np.float64)))
+            flat = (diff2 <= np.minimum(0.5, 10 * np.finfo(np.float32).eps * win2)) | (diff2 <= floor)
             # 1 / the window's norm about its mean; 0 on a flat window (OpenCV's 0 there)
             self.inverse.append(np.where(flat, 0.0, 1.0 / np.sqrt(np.where(flat, 1.0, diff2))).astype(np.float32))
 
