@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from assistant.vision.detectors import desert_flat as D
+from assistant.vision.detectors import desert_fit as F
 from assistant.vision.detectors import desert_pieces as P
 from assistant.vision.detectors.flat_art import (COARSE_PPM, FINE_PPM, ArtBank, Picture, chroma_image, coarse_image,
                                                  contrast, flatten_piece, gradient_image, piece_outline)
@@ -114,7 +115,7 @@ def test_the_photometric_fit_ignores_what_lies_on_the_tile():
     crop = pred * np.float32([0.7, 0.9, 1.2]) + np.float32([10, -5, 3]) + rng.normal(0, 2, pred.shape).astype(np.float32)
     crop[15:45, 15:45] = 250.0                                       # a marker over a quarter of the tile
     mask = np.ones((60, 60), bool)
-    gain, offset, inliers, noise = P.photometric_fit(crop, pred, mask)
+    gain, offset, inliers, noise = F.photometric_fit(crop, pred, mask)
     assert np.allclose(gain, [0.7, 0.9, 1.2], atol=0.03) and np.allclose(offset, [10, -5, 3], atol=3)
     assert not inliers[20:40, 20:40].any() and noise < 6
 

@@ -26,8 +26,9 @@ reading and its runner-up.
 
 from __future__ import annotations
 
+import importlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -61,6 +62,12 @@ CARD_TEMPERATURE = 0.03
 CARD_NONE_LEVEL, CARD_NONE_SPREAD = 0.55, 0.04
 #: fewer cells than this with some tile scoring over UNKNOWN_LEVEL: no table is in view
 LEAST_TILES = 12
+#: a label whose evidence without the share explained (:func:`label_logit`) is more than this
+#: many nats under its cell's best is not fitted (:meth:`DesertFlat.explain`; its share counts
+#: 0, which moves it by at most |WEIGHTS["share"]| nats). Chosen on 12 set-up tables of
+#: ``assistant bench setup``'s seeds (8 own-renderer, 4 second-renderer): at 8 every reading
+#: stayed the same (labels; confidences within 0.003); at 5 within 0.007; at 2 ten changed.
+EXPLAIN_NATS = 8.0
 
 BACK_OF_KIND = {"well": "water_back", "mirage": "water_back", "crash_site": "crash_site_back"}
 FACE_LABELS = ("well", "mirage", "tunnel", "gear", "launch_pad", "crash_site") + tuple(
@@ -217,12 +224,17 @@ class CellScores:
     gains : dict label -> float
         What telling the closest labels apart added (:func:`~.flat_art.contrast`).
     shares : dict label -> float
-        The share of the tile each label's picture explains (:meth:`DesertFlat.explained`).
+        The share of the tile each label's picture explains (:meth:`DesertFlat.explained`);
+        0 for a label too far behind to be fitted (``EXPLAIN_NATS``).
     best : float
         The best fine score (0 when nothing was scored).
     empty : float
         The share of the cell's centre that looks like the bare mat around the grid
         (:func:`bare_share`): about 1 on the empty storm cell, about 0 under a tile.
+    fitted : (crop, origin_mm, Fit) or None
+        The best label's picture fitted to the cell (:func:`~.desert_fit.fit_picture` on
+        :func:`~.desert_fit.cell_crop`), kept so that what lies on the tile is read without
+        fitting it again (:meth:`~.forbidden_desert.FDDetector.read_pieces`).
     """
 
     matches: dict
@@ -230,6 +242,7 @@ class CellScores:
     shares: dict
     best: float
     empty: float = 0.0
+    fitted: tuple | None = field(default=None, compare=False, repr=False)
 
     @property
     def scores(self) -> dict[str, float]:
@@ -304,6 +317,20 @@ class DesertFlat:
         return cls(lists["tile"], lists["card"], layout, float(index.get("tile_mm", DEFAULT_TILE_MM)),
                    lists["part"])
 
+    def prepare(self) -> "DesertFlat":
+        """Build now what the first whole-table read would otherwise build: the tile pictures at
+        every size of ``TILE_SIZES_MM`` (:meth:`bank`), their channel planes and block sums
+        (:meth:`~.flat_art.ArtBank.template_planes`, :meth:`~.flat_art.ArtBank.block_templates`),
+        and the card pictures'; and imports what :func:`table_readings` solves with (SciPy's
+        optimiser: about a second, once); returns self."""
+        importlib.import_module("scipy.optimize")
+        for bank in [self.bank(size) for size in TILE_SIZES_MM] + [self.cards]:
+            for i in range(len(bank.templates)):
+                for which in ("coarse", "fine", "colour"):
+                    bank.template_planes(i, which)
+                bank.block_templates(i)
+        return self
+
     def bank(self, tile_mm: float | None = None) -> ArtBank:
         """The tile pictures at ``tile_mm`` (default the current estimate), built once per size."""
         size = float(tile_mm or self.tile_mm)
@@ -337,10 +364,13 @@ class DesertFlat:
         windows = {c: (*self.layout.cell(c).center_mm, SEARCH_MM) for c in cells}
         bare = self.bare_colour(frame, homography)
         empty = {c: bare_share(fine_img, region[:2], self.layout.cell(c).center_mm, bare) for c in cells}
+        found = None
         if len(cells) >= 20:
-            self.estimate_size(coarse, fine, colour, region, windows)
+            found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
+            self.estimate_size(coarse, fine, colour, region, windows, found)
         bank = self.bank()
-        found = bank.coarse(coarse, region[:2], windows)
+        if found is None or self.tile_mm != DEFAULT_TILE_MM:
+            found = bank.coarse(coarse, region[:2], windows)
         out = {}
         for cell in cells:
             ranked = sorted(found.get(cell, {}).values(), key=lambda m: -m.score)
@@ -354,14 +384,26 @@ class DesertFlat:
             top = max(fine_scores.values(), key=lambda m: m.score)
             close = sorted(fine_scores.values(), key=lambda m: -m.score)[:CONTRASTED]
             gain = contrast(bank, fine, region[:2], close)
-            share = self.explained(frame, homography, cell, list(fine_scores.values()))
-            out[cell] = CellScores(fine_scores, gain, share, top.score, empty[cell])
+            # the share explained weighs at most |WEIGHTS["share"]| nats: only the labels within
+            # EXPLAIN_NATS of the cell's best are fitted; the others count as explaining nothing
+            before = {lab: label_logit(CellScores(fine_scores, gain, {}, top.score), lab) for lab in fine_scores}
+            near = [m for lab, m in fine_scores.items() if before[lab] >= max(before.values()) - EXPLAIN_NATS]
+            share, (crop, origin, fits) = self.explain(frame, homography, cell, near)
+            share = {lab: share.get(lab, 0.0) for lab in fine_scores}
+            scores = CellScores(fine_scores, gain, share, top.score, empty[cell])
+            out[cell] = replace(scores, fitted=(crop, origin, fits[scores.match().label]))
         return out
 
     def explained(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> dict[str, float]:
         """Per match, the share of the tile its picture explains
         (:func:`~.desert_pieces.explained_shares`)."""
-        from .desert_pieces import cell_crop, explained_shares, fit_residual
+        return self.explain(frame, homography, cell, matches)[0]
+
+    def explain(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> tuple[dict[str, float], tuple]:
+        """:meth:`explained` and what it fitted: ``(dict label -> share, (crop (H, W, 3)
+        float32, origin_mm, dict label -> Fit))`` (:func:`~.desert_fit.cell_crop`,
+        :func:`~.desert_fit.fit_picture`)."""
+        from .desert_fit import cell_crop, explained_shares, fit_picture, tile_residual
 
         crop, origin = cell_crop(frame, homography, self.layout, cell)
         bank = self.bank()
@@ -369,8 +411,8 @@ class DesertFlat:
         for m in matches:
             t = bank.templates[m.template]
             pic = bank.pictures[t.picture]
-            fits[m.label] = fit_residual(crop, pic.image, pic.ppm, self.tile_mm, t.turn, m.centre_mm, origin)
-        return explained_shares(fits)
+            fits[m.label] = fit_picture(crop, pic.image, pic.ppm, self.tile_mm, t.turn, m.centre_mm, origin)
+        return explained_shares({lab: tile_residual(crop, f) for lab, f in fits.items()}), (crop, origin, fits)
 
     def bare_colour(self, frame: np.ndarray, homography: np.ndarray) -> np.ndarray:
         """The colour of the bare mat (or table) just around the grid: the median BGR
@@ -386,12 +428,13 @@ class DesertFlat:
         band[m:h - m, m:w - m] = False
         return np.median(img[band].astype(np.float32), axis=0)
 
-    def estimate_size(self, coarse, fine, colour, region, windows) -> float:
+    def estimate_size(self, coarse, fine, colour, region, windows, found: dict | None = None) -> float:
         """The tiles' side (mm) that fits a whole table best: the 10 cells the default size
         matches best, each scored again with its best picture at every size of
-        ``TILE_SIZES_MM``; sets and returns :attr:`tile_mm`."""
-        bank = self.bank(DEFAULT_TILE_MM)
-        found = bank.coarse(coarse, region[:2], windows)
+        ``TILE_SIZES_MM``; sets and returns :attr:`tile_mm`. ``found``: the default size's
+        coarse matches in ``windows`` when the caller has them (:meth:`~.flat_art.ArtBank.coarse`)."""
+        if found is None:
+            found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
         tops = sorted((max(m.values(), key=lambda x: x.score) for m in found.values() if m),
                       key=lambda x: -x.score)[:10]
         if len(tops) < 5:
@@ -553,12 +596,14 @@ def table_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatRead
     logp = {c: _log_probs(scores[c]) for c in cells}
     cols = _columns()
 
+    floor = {}                                  # per cell: the log-probability of a label not listed
+    for c in cells:
+        listed = [v for k, v in logp[c].items() if k not in ("storm", "unknown")]
+        floor[c] = (min(listed) if listed else logp[c]["unknown"]) - UNLISTED_PENALTY * WEIGHTS["fine"]
+
     def lp(cell, label) -> float:
         got = logp[cell].get(label)
-        if got is not None:
-            return got
-        listed = [v for k, v in logp[cell].items() if k not in ("storm", "unknown")]
-        return (min(listed) if listed else logp[cell]["unknown"]) - UNLISTED_PENALTY * WEIGHTS["fine"]
+        return floor[cell] if got is None else got
 
     def best_side(cell, labels, banned=None) -> tuple[float, str]:
         options = [(lp(cell, lab), lab) for lab in labels if lab != banned]
@@ -574,9 +619,9 @@ def table_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatRead
     out = {}
     for i, cell in enumerate(cells):
         label = best_side(cell, cols[picked[i]][1])[1]
-        alt = np.array([[-best_side(c, labels, label if c == cell else None)[0] for _, labels in cols]
-                        for c in cells])
-        alt[:, storm_col] -= _FORCE
+        alt = cost.copy()                       # only this cell's row changes: its reading is banned
+        alt[i] = [-best_side(cell, labels, label)[0] for _, labels in cols]
+        alt[i, storm_col] -= _FORCE
         r2, p2 = linear_sum_assignment(alt)
         delta = max(0.0, float(alt[r2, p2].sum()) - total)
         runner = best_side(cell, cols[p2[i]][1], label)[1]

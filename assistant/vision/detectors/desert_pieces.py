@@ -3,7 +3,7 @@
 Once a cell's tile is matched to the owner's picture of it (:mod:`.desert_flat`: which picture,
 where, turned how), the picture predicts what the camera should see there. Fitting that
 prediction to the rectified cell with a per-channel gain and offset (the light, the exposure
-and the white balance of this frame, :func:`photometric_fit`) leaves, as residual, whatever
+and the white balance of this frame, :func:`~.desert_fit.photometric_fit`) leaves, as residual, whatever
 lies on the tile: sand markers, pawns, parts, a hand. The residual's blobs are described by
 what does not depend on our renderer's look (:func:`blob_features`): their size and shape in
 millimetres, their lean away from the camera (a standing pawn's image stretches away from the
@@ -21,129 +21,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-#: resolution of the cell crops, px per mm
-PPM = 1.5
-#: half side of a cell crop, mm (a 70 mm cell and a little around it)
-HALF_MM = 38.0
-#: the tile's border left out of the fit and of the blobs, mm (its edge, its rounded corners)
-BORDER_MM = 2.5
-#: smoothing applied to both the crop and the predicted tile before comparing, mm
-SMOOTH_MM = 0.8
-#: a pixel is an occluder when its residual exceeds this many robust standard deviations
-RESIDUAL_SIGMAS = 4.0
+from .desert_fit import PPM, Residual
+
 #: blobs smaller than this are noise, mm^2
 LEAST_BLOB_MM2 = 25.0
-
-
-@dataclass(frozen=True)
-class Residual:
-    """One cell's comparison with its tile's picture.
-
-    Attributes
-    ----------
-    crop : (H, W, 3) float32
-        The rectified cell, BGR 0..255, smoothed.
-    predicted : (H, W, 3) float32
-        The picture after the photometric fit.
-    tile : (H, W) bool
-        Where the tile lies (less ``BORDER_MM``).
-    occluded : (H, W) bool
-        Pixels of the tile the picture does not explain.
-    gain, offset : (3,) float32
-        The fit: ``crop ~ gain * picture + offset`` per channel.
-    origin_mm : (x, y)
-        The mat point of the crop's pixel (0, 0).
-    noise : float
-        Robust standard deviation of the residual on the tile, grey levels.
-    """
-
-    crop: np.ndarray
-    predicted: np.ndarray
-    tile: np.ndarray
-    occluded: np.ndarray
-    gain: np.ndarray
-    offset: np.ndarray
-    origin_mm: tuple
-    noise: float
-
-    def in_picture_light(self, bgr: np.ndarray) -> np.ndarray:
-        """Colours ``(..., 3)`` of this crop brought into the light of the owner's picture
-        (the fit undone): ``(bgr - offset) / gain``, float32."""
-        return (np.asarray(bgr, np.float32) - self.offset) / np.maximum(self.gain, 1e-3)
-
-
-def place_picture(picture: np.ndarray, picture_ppm: float, tile_mm: float, turn: int, centre_mm, origin_mm,
-                  shape, ppm: float = PPM) -> tuple[np.ndarray, np.ndarray]:
-    """The picture of a tile laid on a crop: ``(image (H, W, 3) float32, mask (H, W) bool)``.
-
-    ``picture`` ``(h, w, 3) uint8`` is the flattened picture at ``picture_ppm``; the tile is
-    ``tile_mm`` square, turned ``turn`` quarter turns clockwise, centred on ``centre_mm``; the
-    crop's pixel (0, 0) is at ``origin_mm`` and its size ``shape`` (H, W) at ``ppm``."""
-    img = np.rot90(picture, -turn) if turn % 4 else picture
-    side = tile_mm * ppm
-    sx, sy = side / img.shape[1], side / img.shape[0]
-    cx, cy = (centre_mm[0] - origin_mm[0]) * ppm, (centre_mm[1] - origin_mm[1]) * ppm
-    m = np.array([[sx, 0, cx - side / 2], [0, sy, cy - side / 2]], np.float64)
-    out = cv2.warpAffine(np.ascontiguousarray(img), m, (shape[1], shape[0]), flags=cv2.INTER_AREA,
-                         borderMode=cv2.BORDER_CONSTANT)
-    mask = np.zeros(shape[:2], np.uint8)
-    inset = BORDER_MM * ppm
-    x0, y0 = int(round(cx - side / 2 + inset)), int(round(cy - side / 2 + inset))
-    x1, y1 = int(round(cx + side / 2 - inset)), int(round(cy + side / 2 - inset))
-    mask[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
-    return out.astype(np.float32), mask.astype(bool)
-
-
-def photometric_fit(crop: np.ndarray, predicted: np.ndarray, mask: np.ndarray,
-                    rounds: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Per-channel ``crop ~ gain * predicted + offset`` over ``mask``, robust to up to about
-    half of the tile being covered: it starts from the median offset at unit gain, then fits by
-    least squares over the pixels within 2.5 robust standard deviations (1.4826 x the median
-    absolute residual of the last inliers) of the last fit, ``rounds`` times.
-
-    Parameters
-    ----------
-    crop, predicted : (H, W, 3) float32
-    mask : (H, W) bool
-
-    Returns
-    -------
-    (gain (3,) float32, offset (3,) float32, inliers (H, W) bool, noise float)
-        ``noise`` is the robust standard deviation of the inliers' residual, grey levels.
-    """
-    gain = np.ones(3, np.float32)
-    offset = np.array([np.median(crop[..., c][mask] - predicted[..., c][mask]) if mask.any() else 0.0
-                       for c in range(3)], np.float32)
-    use = mask.copy()
-    noise = 255.0
-    for _ in range(rounds):
-        res = np.abs(crop - (predicted * gain + offset)).max(axis=2)
-        noise = 1.4826 * float(np.median(res[use])) + 1.0 if use.any() else 255.0
-        use = mask & (res < 2.5 * noise)
-        if use.sum() < 50:
-            break
-        for c in range(3):
-            x, y = predicted[..., c][use], crop[..., c][use]
-            a = np.vstack([x, np.ones_like(x)]).T
-            (g, o), *_ = np.linalg.lstsq(a, y, rcond=None)
-            gain[c], offset[c] = max(g, 0.05), o
-    return gain, offset, use, noise
-
-
-def residual(frame: np.ndarray, homography: np.ndarray, layout, cell, picture: np.ndarray, picture_ppm: float,
-             tile_mm: float, turn: int, centre_mm, ppm: float = PPM) -> Residual:
-    """Compare ``cell`` (a key of ``layout``) in an undistorted ``frame`` ``(H, W, 3) uint8``
-    (mat mm -> px ``homography``) with the picture of the tile matched there (see
-    :func:`place_picture` for the picture's parameters)."""
-    crop, origin = cell_crop(frame, homography, layout, cell, ppm)
-    pred, tile = place_picture(picture, picture_ppm, tile_mm, turn, centre_mm, origin, crop.shape, ppm)
-    pred = cv2.GaussianBlur(pred, (0, 0), SMOOTH_MM * ppm)
-    gain, offset, inliers, noise = photometric_fit(crop, pred, tile)
-    fitted = pred * gain + offset
-    res = np.abs(crop - fitted).max(axis=2)
-    occ = (res > RESIDUAL_SIGMAS * noise) & tile
-    occ = cv2.morphologyEx(occ.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
-    return Residual(crop, fitted, tile, occ, gain, offset, origin, noise)
 
 
 # --- blobs ------------------------------------------------------------------------------------------
@@ -364,49 +245,6 @@ def part_colour(picture: np.ndarray) -> np.ndarray:
     return _lab(bgr.mean(axis=0))
 
 
-def fit_residual(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_mm: float, turn: int, centre_mm,
-                 origin_mm, ppm: float = PPM) -> tuple[np.ndarray, np.ndarray, float]:
-    """A picture laid on a cell crop and fitted (:func:`place_picture`,
-    :func:`photometric_fit`): ``(residual (H, W) float32, tile (H, W) bool, noise)``, the
-    residual the largest channel's ``|crop - fit|``. ``crop`` is the smoothed rectified cell
-    ``(H, W, 3) float32`` at ``ppm`` with pixel (0, 0) at ``origin_mm`` (:func:`cell_crop`)."""
-    pred, tile = place_picture(picture, picture_ppm, tile_mm, turn, centre_mm, origin_mm, crop.shape, ppm)
-    if not tile.any():
-        return np.zeros(crop.shape[:2], np.float32), tile, 255.0
-    pred = cv2.GaussianBlur(pred, (0, 0), SMOOTH_MM * ppm)
-    gain, offset, _inliers, noise = photometric_fit(crop, pred, tile)
-    return np.abs(crop - (pred * gain + offset)).max(axis=2), tile, noise
-
-
-def explained_shares(fits: dict) -> dict:
-    """How much of its tile each candidate picture explains, on one scale: ``fits`` maps a
-    label to :func:`fit_residual`'s result; the scale is the smallest noise among them (the
-    right picture fits best), and a candidate's share is the part of its tile whose residual is
-    within ``EXPLAINED_SIGMAS`` of it, 0..1. The right picture explains all of the tile but
-    what lies on it (half of a dune back under a sand marker); a wrong one only where its
-    colours happen to agree."""
-    if not fits:
-        return {}
-    scale = min(noise for _res, _tile, noise in fits.values())
-    return {lab: float((res[tile] < EXPLAINED_SIGMAS * scale).mean()) if tile.any() else 0.0
-            for lab, (res, tile, _noise) in fits.items()}
-
-
-#: see explained_shares
-EXPLAINED_SIGMAS = 3.0
-
-
-def cell_crop(frame: np.ndarray, homography: np.ndarray, layout, cell, ppm: float = PPM) -> tuple[np.ndarray, tuple]:
-    """The smoothed rectified cell as :func:`residual` compares it: ``((H, W, 3) float32,
-    origin_mm)``."""
-    from ..rectify import rectify
-
-    cx, cy = layout.cell(cell).center_mm
-    origin = (cx - HALF_MM, cy - HALF_MM)
-    crop = rectify(frame, homography, layout, ppm, (*origin, cx + HALF_MM, cy + HALF_MM), cv2.INTER_AREA)
-    return cv2.GaussianBlur(crop.astype(np.float32), (0, 0), SMOOTH_MM * ppm), origin
-
-
 def _sure(p: float) -> tuple[float, float]:
     """A probability -> (confidence, margin in nats over the complement)."""
     p = float(np.clip(p, 1e-6, 1 - 1e-6))
@@ -494,7 +332,7 @@ def sand_features(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray
     explains (1). A stack of markers shows only its top one, so its colour decides light or
     dark; a pawn or a part at the tile's corner does not reach the centre."""
     h, w = res.tile.shape
-    yy, xx = np.mgrid[0:h, 0:w]
+    yy, xx = np.ogrid[0:h, 0:w]
     cx = (tile_centre_mm[0] - res.origin_mm[0]) * ppm
     cy = (tile_centre_mm[1] - res.origin_mm[1]) * ppm
     r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / ppm ** 2

@@ -210,6 +210,7 @@ def teaching_rows(seed: int, count: int, flat=None, progress=None) -> dict[str, 
     and taught as the piece whose footprint covers them (:func:`~.desert_pieces.blob_class`),
     and its centre (:func:`~.desert_pieces.sand_features`) as the cell's sand (none, light:
     one marker, dark: more). ``progress(i, count)`` is called after each table."""
+    from . import desert_fit
     from . import desert_pieces as dp
     from .desert_flat import DesertFlat, desert_pictures
 
@@ -228,7 +229,7 @@ def teaching_rows(seed: int, count: int, flat=None, progress=None) -> dict[str, 
                 continue
             t = bank.templates[m.template]
             pic = bank.pictures[t.picture]
-            res = dp.residual(frame, homography, flat.layout, cell, pic.image, pic.ppm, flat.tile_mm, t.turn,
+            res = desert_fit.residual(frame, homography, flat.layout, cell, pic.image, pic.ppm, flat.tile_mm, t.turn,
                               m.centre_mm)
             fps = footprints(scene, truth, homography, camera_matrix, res.origin_mm, res.crop.shape, dp.PPM)
             for blob in dp.blobs(res, foot, height, m.centre_mm, flat.tile_mm):

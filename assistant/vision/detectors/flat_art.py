@@ -32,6 +32,8 @@ from typing import Iterable, Mapping, NamedTuple, Sequence
 import cv2
 import numpy as np
 
+from .correlation import Spectra, block_cut, block_template, correlate_planes, prepared_block_ncc, template_spectrum
+
 #: resolutions of the two passes, px per mm of the mat
 COARSE_PPM, FINE_PPM = 0.5, 1.0
 #: the share of a piece's side (centred) that is compared: its border is left out
@@ -243,6 +245,13 @@ class ArtBank:
     blocks_kept: int = 7
     blocks: int = 3
     templates: list = field(default_factory=list, init=False)
+    #: :func:`contrast`'s comparison masks per pair of template indices, made on first use
+    pair_masks: dict = field(default_factory=dict, init=False, repr=False)
+    #: per (template index, "coarse" | "fine" | "colour"): its channels as contiguous planes; per
+    #: (index, "blocks"): its side of block_score
+    _planes: dict = field(default_factory=dict, init=False, repr=False)
+    #: the channel planes of the last few boards matched (board, planes), newest last
+    _boards: list = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self):
         if not self.pictures:
@@ -286,7 +295,7 @@ class ArtBank:
         """Each candidate's label scored again at ``FINE_PPM``: its template (the picture and
         turn that matched best coarsely) within ``search_mm`` of the candidate's centre, the
         best of the gradient correlation plus ``COLOUR_WEIGHT`` times the colour correlation at
-        the same place (:func:`correlate`).
+        the same place (:func:`~.correlation.correlate_planes`).
 
         Parameters
         ----------
@@ -318,17 +327,58 @@ class ArtBank:
                 u0, v0, u1, v1 = max(u0, 0), max(v0, 0), min(u1, bw - tw), min(v1, bh - th)
                 if u1 < u0 or v1 < v0:
                     continue
-                grad = correlate(board[v0:v1 + th, u0:u1 + tw], t.fine)
-                col = correlate(colour[v0:v1 + th, u0:u1 + tw], t.colour)
+                grad = correlate_planes([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)],
+                                        self.template_planes(i, "fine"))
+                col = correlate_planes([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(colour)],
+                                       self.template_planes(i, "colour"))
                 both = (grad + COLOUR_WEIGHT * col) / (1.0 + COLOUR_WEIGHT)
                 _, _, _, (du, dv) = cv2.minMaxLoc(both)
                 u, v = u0 + du, v0 + dv
                 score = block_score(board[v:v + th, u:u + tw], t.fine, colour[v:v + th, u:u + tw], t.colour,
-                                    self.blocks_kept, self.blocks)
+                                    self.blocks_kept, self.blocks, self.block_templates(i))
                 if t.label not in out or score > out[t.label].score:
                     centre = (origin_mm[0] + (u + tw / 2) / FINE_PPM, origin_mm[1] + (v + th / 2) / FINE_PPM)
                     out[t.label] = Match(t.label, float(score), i, centre)
         return out
+
+    def template_planes(self, index: int, which: str) -> list[np.ndarray]:
+        """Template ``index``'s ``which`` image (``"coarse"``, ``"fine"`` or ``"colour"``) as a
+        list of contiguous ``(h, w) float32`` channel planes, made once."""
+        got = self._planes.get((index, which))
+        if got is None:
+            img = getattr(self.templates[index], which)
+            got = self._planes[(index, which)] = [np.ascontiguousarray(img[..., c]) for c in range(img.shape[2])]
+        return got
+
+    def block_templates(self, index: int) -> tuple:
+        """Template ``index``'s side of :func:`block_score` (its fine gradient and colour
+        images cut into ``blocks`` x ``blocks``), made once."""
+        got = self._planes.get((index, "blocks"))
+        if got is None:
+            t = self.templates[index]
+            cut = block_cut(*t.fine.shape[:2], self.blocks)
+            got = self._planes[(index, "blocks")] = (cut, block_template(t.fine, cut), block_template(t.colour, cut))
+        return got
+
+    def template_spectra(self, index: int, which: str, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
+        """Template ``index``'s ``which`` channel planes as :func:`template_spectrum` gives them
+        for DFTs of ``size`` (rows, columns), made once per size."""
+        got = self._planes.get((index, which, size))
+        if got is None:
+            got = self._planes[(index, which, size)] = [template_spectrum(p, size)
+                                                       for p in self.template_planes(index, which)]
+        return got
+
+    def board_planes(self, board: np.ndarray) -> list[np.ndarray]:
+        """A board ``(H, W, C) float32`` as a list of contiguous ``(H, W)`` channel planes; the
+        planes of the last four boards are kept (a read matches the same few boards over and
+        over: its gradient and colour images)."""
+        for seen, planes in self._boards:
+            if seen is board:
+                return planes
+        planes = [np.ascontiguousarray(board[..., c]) for c in range(board.shape[2])]
+        self._boards = self._boards[-3:] + [(board, planes)]
+        return planes
 
     def _search(self, board, origin_mm, ppm, windows, templates, which) -> dict:
         out: dict = {}
@@ -342,6 +392,7 @@ class ArtBank:
         union = (min(b[0] for b in boxes.values()), min(b[1] for b in boxes.values()),
                  max(b[2] for b in boxes.values()), max(b[3] for b in boxes.values()))
         groups = {None: union} if len(boxes) > 3 else {key: box for key, box in boxes.items()}
+        spectral: dict = {}                 # (group, template shape) -> the image's Spectra there
         for i in templates:
             t = self.templates[i]
             tpl = getattr(t, which)
@@ -352,7 +403,11 @@ class ArtBank:
                 u1, v1 = min(int(np.ceil(x1 - tw / 2)), bw - tw), min(int(np.ceil(y1 - th / 2)), bh - th)
                 if u1 < u0 or v1 < v0:
                     continue
-                resp = correlate(board[v0:v1 + th, u0:u1 + tw], tpl)
+                image = spectral.get((group, th, tw))
+                if image is None:
+                    image = spectral[(group, th, tw)] = Spectra(
+                        [p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)], (th, tw))
+                resp = image.correlate(self.template_spectra(i, which, image.size))
                 keys = list(boxes) if group is None else [group]
                 for key in keys:
                     bx0, by0, bx1, by1 = boxes[key]
@@ -375,7 +430,7 @@ BLOCKS = 3
 
 
 def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_colour: np.ndarray,
-                kept: int = BLOCKS * BLOCKS, blocks: int = BLOCKS) -> float:
+                kept: int = BLOCKS * BLOCKS, blocks: int = BLOCKS, prepared: tuple | None = None) -> float:
     """How well a patch shows a template, robust to things lying on it (a sand marker, a pawn
     cover part of a tile): the template is cut into ``BLOCKS`` x ``BLOCKS`` blocks, each
     block's normalised cross-correlation with the patch (gradient channels plus
@@ -384,34 +439,16 @@ def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_
     tried.
 
     All four arrays are ``(h, w, 2) float32`` of one size (:func:`gradient_image`,
-    :func:`chroma_image`). Returns a float in -1..1."""
-    h, w = tpl_grad.shape[:2]
-    ys = np.linspace(0, h, blocks + 1).astype(int)
-    xs = np.linspace(0, w, blocks + 1).astype(int)
-    out = []
-    for i in range(blocks):
-        for j in range(blocks):
-            sl = (slice(ys[i], ys[i + 1]), slice(xs[j], xs[j + 1]))
-            g = _ncc(grad[sl], tpl_grad[sl])
-            c = _ncc(colour[sl], tpl_colour[sl])
-            out.append((g + COLOUR_WEIGHT * c) / (1.0 + COLOUR_WEIGHT))
-    return float(np.mean(sorted(out)[-kept:]))
-
-
-def correlate(image: np.ndarray, template: np.ndarray) -> np.ndarray:
-    """Normalised cross-correlation of a multi-channel ``template`` ``(h, w, C) float32`` at
-    every place in ``image`` ``(H, W, C) float32``: the mean over channels of each channel's
-    ``cv2.matchTemplate(..., TM_CCOEFF_NORMED)`` (one channel at a time is several times faster
-    in OpenCV than all at once), ``(H - h + 1, W - w + 1) float32``."""
-    channels = template.shape[2] if template.ndim == 3 else 1
-    if channels == 1:
-        return cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
-    out = cv2.matchTemplate(np.ascontiguousarray(image[..., 0]), np.ascontiguousarray(template[..., 0]),
-                            cv2.TM_CCOEFF_NORMED)
-    for c in range(1, channels):
-        out += cv2.matchTemplate(np.ascontiguousarray(image[..., c]), np.ascontiguousarray(template[..., c]),
-                                 cv2.TM_CCOEFF_NORMED)
-    return out / channels
+    :func:`chroma_image`). Returns a float in -1..1. Every block's correlation comes from its
+    sums (:func:`~.correlation.block_ncc`), all blocks at once; ``prepared``, the template's side made
+    beforehand (``(block_cut(...), block_template(tpl_grad, cut), block_template(tpl_colour,
+    cut))``), spares making it again."""
+    if prepared is None:
+        cut = block_cut(*tpl_grad.shape[:2], blocks)
+        prepared = (cut, block_template(tpl_grad, cut), block_template(tpl_colour, cut))
+    cut, tg, tc = prepared
+    both = (prepared_block_ncc(grad, tg, cut) + COLOUR_WEIGHT * prepared_block_ncc(colour, tc, cut)) / (1.0 + COLOUR_WEIGHT)
+    return float(np.sort(both, axis=None)[-kept:].mean())
 
 
 #: the share of a template pair's pixels, where they differ most, that :meth:`ArtBank.contrast`
@@ -434,6 +471,20 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
     b = b - b.mean()
     den = float(np.sqrt((a * a).sum() * (b * b).sum()))
     return float((a * b).sum() / den) if den > 1e-9 else 0.0
+
+
+def _pair_mask(bank: "ArtBank", i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where templates ``i`` and ``j`` of ``bank`` (fine gradients of one size) differ most:
+    ``(mask (h, w) bool, template i there (n, 2) float32, template j there)``, the
+    ``CONTRAST_SHARE`` of pixels where ``|a - b|`` (summed over x and y, smoothed) is largest;
+    computed once per pair and kept in :attr:`ArtBank.pair_masks`."""
+    got = bank.pair_masks.get((i, j))
+    if got is None:
+        ta, tb = bank.templates[i].fine, bank.templates[j].fine
+        diff = cv2.GaussianBlur(np.abs(ta - tb).sum(axis=2), (0, 0), 1.5)
+        mask = diff >= np.quantile(diff, 1.0 - CONTRAST_SHARE)
+        got = bank.pair_masks[(i, j)] = (mask, ta[mask], tb[mask])
+    return got
 
 
 def contrast(bank: "ArtBank", board: np.ndarray, origin_mm, matches: Sequence[Match]) -> dict[str, float]:
@@ -460,9 +511,8 @@ def contrast(bank: "ArtBank", board: np.ndarray, origin_mm, matches: Sequence[Ma
             pb = _patch(board, origin_mm, b.centre_mm, tb.shape)
             if ta.shape != tb.shape or pa is None or pb is None:
                 continue
-            diff = cv2.GaussianBlur(np.abs(ta - tb).sum(axis=2), (0, 0), 1.5)
-            mask = diff >= np.quantile(diff, 1.0 - CONTRAST_SHARE)
-            d = _ncc(pa[mask], ta[mask]) - _ncc(pb[mask], tb[mask])
+            mask, ma, mb = _pair_mask(bank, a.template, b.template)
+            d = _ncc(pa[mask], ma) - _ncc(pb[mask], mb)
             gains[a.label].append(d)
             gains[b.label].append(-d)
     return {lab: CONTRAST_WEIGHT * float(np.mean(v)) if v else 0.0 for lab, v in gains.items()}

@@ -156,6 +156,7 @@ class FDDetector:
     def __init__(self, flat, blobs, pawn_colour=None, layout: MatLayout | None = None):
         self.flat, self.blobs, self.pawn_colour = flat, blobs, pawn_colour
         self.layout = layout or mat_layout("forbidden-desert")
+        self.flat.prepare()                 # the pictures at every tile size, before the first read
 
     def read_flat(self, frame: np.ndarray, homography: np.ndarray, cells: list | None,
                   with_card: bool) -> tuple[dict[Slot, Reading], dict]:
@@ -182,6 +183,7 @@ class FDDetector:
         its best-matching picture and what it does not explain read as blobs
         (:func:`~.desert_pieces.cell_readings`). A cell read as the storm (or unknown) holds
         nothing; its readings say so with the face reading's confidence."""
+        from . import desert_fit
         from . import desert_pieces as dp
 
         out: dict[Slot, Reading] = {}
@@ -195,10 +197,13 @@ class FDDetector:
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
                     out[(kind, *key)] = Reading(label, conf, face.margin if face is not None else 0.0)
                 continue
-            t = bank.templates[m.template]
-            pic = bank.pictures[t.picture]
-            res = dp.residual(frame, homography, self.layout, key, pic.image, pic.ppm, self.flat.tile_mm, t.turn,
-                              m.centre_mm)
+            if cs.fitted is not None:                   # fitted already while the faces were matched
+                res = desert_fit.residual_of_fit(*cs.fitted)
+            else:
+                t = bank.templates[m.template]
+                pic = bank.pictures[t.picture]
+                res = desert_fit.residual(frame, homography, self.layout, key, pic.image, pic.ppm, self.flat.tile_mm, t.turn,
+                                  m.centre_mm)
             found = dp.blobs(res, foot, height, m.centre_mm, self.flat.tile_mm)
             probs = self.blobs.predict(np.array([b.features for b in found]).reshape(-1, dp.BLOB_FEATURES))
             sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))

@@ -1,0 +1,300 @@
+"""A tile's picture laid on its cell and fitted to it: what the picture explains of the cell.
+
+The owner's picture of the tile matched on a cell (:mod:`.desert_flat`: which picture, where,
+turned how) predicts what the camera should see there (:func:`place_picture`). A per-channel
+gain and offset (the light, the exposure and the white balance of this frame,
+:func:`photometric_fit`) fits the prediction to the rectified cell (:func:`cell_crop`); what
+the fit leaves is whatever lies on the tile (:class:`Residual`, read by :mod:`.desert_pieces`),
+and how much of the tile each candidate picture explains weighs in reading the face
+(:func:`explained_shares`).
+
+Coordinates: mat mm; crops ``(H, W, 3)`` at ``PPM`` px per mm, pixel (0, 0) at the crop's
+top-left mat point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+#: resolution of the cell crops, px per mm
+PPM = 1.5
+#: half side of a cell crop, mm (a 70 mm cell and a little around it)
+HALF_MM = 38.0
+#: the tile's border left out of the fit and of the blobs, mm (its edge, its rounded corners)
+BORDER_MM = 2.5
+#: smoothing applied to both the crop and the predicted tile before comparing, mm
+SMOOTH_MM = 0.8
+#: a pixel is an occluder when its residual exceeds this many robust standard deviations
+RESIDUAL_SIGMAS = 4.0
+
+
+@dataclass(frozen=True)
+class Residual:
+    """One cell's comparison with its tile's picture.
+
+    Attributes
+    ----------
+    crop : (H, W, 3) float32
+        The rectified cell, BGR 0..255, smoothed.
+    predicted : (H, W, 3) float32
+        The picture after the photometric fit.
+    tile : (H, W) bool
+        Where the tile lies (less ``BORDER_MM``).
+    occluded : (H, W) bool
+        Pixels of the tile the picture does not explain.
+    gain, offset : (3,) float32
+        The fit: ``crop ~ gain * picture + offset`` per channel.
+    origin_mm : (x, y)
+        The mat point of the crop's pixel (0, 0).
+    noise : float
+        Robust standard deviation of the residual on the tile, grey levels.
+    """
+
+    crop: np.ndarray
+    predicted: np.ndarray
+    tile: np.ndarray
+    occluded: np.ndarray
+    gain: np.ndarray
+    offset: np.ndarray
+    origin_mm: tuple
+    noise: float
+
+    def in_picture_light(self, bgr: np.ndarray) -> np.ndarray:
+        """Colours ``(..., 3)`` of this crop brought into the light of the owner's picture
+        (the fit undone): ``(bgr - offset) / gain``, float32."""
+        return (np.asarray(bgr, np.float32) - self.offset) / np.maximum(self.gain, 1e-3)
+
+
+def place_picture(picture: np.ndarray, picture_ppm: float, tile_mm: float, turn: int, centre_mm, origin_mm,
+                  shape, ppm: float = PPM) -> tuple[np.ndarray, np.ndarray]:
+    """The picture of a tile laid on a crop: ``(image (H, W, 3) float32, mask (H, W) bool)``.
+
+    ``picture`` ``(h, w, 3) uint8`` is the flattened picture at ``picture_ppm``; the tile is
+    ``tile_mm`` square, turned ``turn`` quarter turns clockwise, centred on ``centre_mm``; the
+    crop's pixel (0, 0) is at ``origin_mm`` and its size ``shape`` (H, W) at ``ppm``."""
+    img = np.rot90(picture, -turn) if turn % 4 else picture
+    side = tile_mm * ppm
+    sx, sy = side / img.shape[1], side / img.shape[0]
+    cx, cy = (centre_mm[0] - origin_mm[0]) * ppm, (centre_mm[1] - origin_mm[1]) * ppm
+    m = np.array([[sx, 0, cx - side / 2], [0, sy, cy - side / 2]], np.float64)
+    out = cv2.warpAffine(np.ascontiguousarray(img), m, (shape[1], shape[0]), flags=cv2.INTER_AREA,
+                         borderMode=cv2.BORDER_CONSTANT)
+    mask = np.zeros(shape[:2], np.uint8)
+    inset = BORDER_MM * ppm
+    x0, y0 = int(round(cx - side / 2 + inset)), int(round(cy - side / 2 + inset))
+    x1, y1 = int(round(cx + side / 2 - inset)), int(round(cy + side / 2 - inset))
+    mask[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
+    return out.astype(np.float32), mask.astype(bool)
+
+
+def _median(values: np.ndarray):
+    """The median of a 1-D array as ``np.median`` gives it (the mean of the two middle values
+    when their number is even), by one ``np.partition``: several times faster on the few
+    thousand values of a tile."""
+    n = len(values)
+    k = n // 2
+    if n % 2:
+        return np.partition(values, k)[k]
+    part = np.partition(values, (k - 1, k))
+    return (part[k - 1] + part[k]) / values.dtype.type(2)
+
+
+def _channel_rows(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The pixels of ``mask`` ``(H, W) bool`` in ``image`` ``(H, W, 3)``, channel by channel:
+    ``(3, N)`` contiguous, in row-major pixel order (a rectangle mask is sliced, not indexed)."""
+    ys, xs = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(ys) and (ys[-1] - ys[0] + 1) * (xs[-1] - xs[0] + 1) == np.count_nonzero(mask):
+        box = image[ys[0]:ys[-1] + 1, xs[0]:xs[-1] + 1]
+        return np.ascontiguousarray(box.reshape(-1, image.shape[2]).T)
+    return np.ascontiguousarray(image[mask].T)
+
+
+def photometric_fit(crop: np.ndarray, predicted: np.ndarray, mask: np.ndarray,
+                    rounds: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Per-channel ``crop ~ gain * predicted + offset`` over ``mask``, robust to up to about
+    half of the tile being covered: it starts from the median offset at unit gain, then fits by
+    least squares over the pixels within 2.5 robust standard deviations (1.4826 x the median
+    absolute residual of the last inliers) of the last fit, ``rounds`` times.
+
+    Only the pixels of ``mask`` are looked at (the inliers are always among them): they are
+    gathered once, channel by channel (``(3, N)``), and each channel's least-squares line is
+    the closed form (covariance over variance, in float64, as ``np.linalg.lstsq`` computes).
+
+    Parameters
+    ----------
+    crop, predicted : (H, W, 3) float32
+    mask : (H, W) bool
+
+    Returns
+    -------
+    (gain (3,) float32, offset (3,) float32, inliers (H, W) bool, noise float)
+        ``noise`` is the robust standard deviation of the inliers' residual, grey levels.
+    """
+    y_all, x_all = _channel_rows(crop, mask), _channel_rows(predicted, mask)      # (3, N) float32
+    gain, offset, use, noise = fit_rows(y_all, x_all, rounds)
+    inliers = np.zeros(mask.shape, bool)
+    inliers[mask] = use
+    return gain, offset, inliers, noise
+
+
+def fit_rows(y_all: np.ndarray, x_all: np.ndarray, rounds: int = 4) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """:func:`photometric_fit` on the tile's pixels gathered channel by channel: ``y_all``
+    (seen) and ``x_all`` (predicted) ``(3, N) float32``. Returns ``(gain (3,) float32, offset
+    (3,) float32, inliers (N,) bool, noise float)``."""
+    gain = np.ones(3, np.float32)
+    offset = np.zeros(3, np.float32)
+    n_all = y_all.shape[1]
+    if n_all:
+        diff = y_all - x_all
+        offset = np.array([_median(diff[c]) for c in range(3)], np.float32)
+    x64, y64 = x_all.astype(np.float64), y_all.astype(np.float64)
+    moments = np.concatenate([x64, y64, x64 * x64, x64 * y64])                    # (12, N)
+    use = np.ones(n_all, bool)
+    noise = 255.0
+    d = np.empty_like(y_all)
+    for _ in range(rounds):
+        np.multiply(x_all, gain[:, None], out=d)                # d = |y - (x * gain + offset)|
+        d += offset[:, None]
+        np.subtract(y_all, d, out=d)
+        np.abs(d, out=d)
+        res = np.maximum(np.maximum(d[0], d[1]), d[2])
+        noise = 1.4826 * float(_median(res[use])) + 1.0 if use.any() else 255.0
+        use = res < 2.5 * noise
+        n = np.count_nonzero(use)
+        if n < 50:
+            break
+        sx, sy, sxx, sxy = (moments @ use.astype(np.float64)).reshape(4, 3)    # sums over the inliers
+        var, cov = sxx - sx * sx / n, sxy - sx * sy / n
+        for c in range(3):
+            if var[c] > 1e-9 * max(sxx[c], 1.0):
+                g = cov[c] / var[c]
+                o = (sy[c] - g * sx[c]) / n
+            else:                                            # a flat picture: the minimum-norm line
+                (g, o), *_ = np.linalg.lstsq(np.vstack([x64[c, use], np.ones(n)]).T, y64[c, use], rcond=None)
+            gain[c], offset[c] = max(g, 0.05), o
+    return gain, offset, use, noise
+
+
+def residual(frame: np.ndarray, homography: np.ndarray, layout, cell, picture: np.ndarray, picture_ppm: float,
+             tile_mm: float, turn: int, centre_mm, ppm: float = PPM) -> Residual:
+    """Compare ``cell`` (a key of ``layout``) in an undistorted ``frame`` ``(H, W, 3) uint8``
+    (mat mm -> px ``homography``) with the picture of the tile matched there (see
+    :func:`place_picture` for the picture's parameters)."""
+    crop, origin = cell_crop(frame, homography, layout, cell, ppm)
+    return residual_of_fit(crop, origin, fit_picture(crop, picture, picture_ppm, tile_mm, turn, centre_mm, origin, ppm))
+
+
+class Fit(NamedTuple):
+    """A picture laid on a cell crop and fitted to it (:func:`fit_picture`).
+
+    Attributes
+    ----------
+    predicted : (H, W, 3) float32
+        The placed picture, smoothed like the crop (before the fit).
+    tile : (H, W) bool
+        Where the tile lies, less ``BORDER_MM``.
+    gain, offset : (3,) float32
+        :func:`photometric_fit`'s result.
+    noise : float
+        Robust standard deviation of the residual, grey levels (255 when the tile is out of
+        the crop).
+    """
+
+    predicted: np.ndarray
+    tile: np.ndarray
+    gain: np.ndarray
+    offset: np.ndarray
+    noise: float
+    #: the tile's pixels, seen and predicted, channel by channel: ``(3, N) float32`` each
+    rows: tuple | None = None
+
+
+def fit_picture(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_mm: float, turn: int, centre_mm,
+                origin_mm, ppm: float = PPM) -> Fit:
+    """Lay a picture on a smoothed cell crop ``(H, W, 3) float32`` (:func:`cell_crop`,
+    :func:`place_picture`) and fit it (:func:`photometric_fit`)."""
+    pred, tile = place_picture(picture, picture_ppm, tile_mm, turn, centre_mm, origin_mm, crop.shape, ppm)
+    pred = cv2.GaussianBlur(pred, (0, 0), SMOOTH_MM * ppm)
+    if not tile.any():
+        return Fit(pred, tile, np.ones(3, np.float32), np.zeros(3, np.float32), 255.0)
+    rows = (_channel_rows(crop, tile), _channel_rows(pred, tile))
+    gain, offset, _inliers, noise = fit_rows(*rows)
+    return Fit(pred, tile, gain, offset, noise, rows)
+
+
+def largest_channel(image: np.ndarray) -> np.ndarray:
+    """``image.max(axis=2)`` of an ``(H, W, 3)`` array, by two ``np.maximum`` (several times
+    faster than reducing a short last axis): ``(H, W)``, same dtype."""
+    return np.maximum(np.maximum(image[..., 0], image[..., 1]), image[..., 2])
+
+
+def residual_of_fit(crop: np.ndarray, origin_mm, fit: Fit) -> Residual:
+    """The :class:`Residual` of a fit (:func:`fit_picture`) on ``crop`` ``(H, W, 3) float32``,
+    whose pixel (0, 0) is at mat point ``origin_mm``: the occluded pixels are those of the tile
+    whose largest channel's residual exceeds ``RESIDUAL_SIGMAS`` noises, opened by a 3 x 3
+    square."""
+    fitted = fit.predicted * fit.gain + fit.offset
+    res = largest_channel(np.abs(crop - fitted))
+    occ = (res > RESIDUAL_SIGMAS * fit.noise) & fit.tile
+    occ = cv2.morphologyEx(occ.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
+    return Residual(crop, fitted, fit.tile, occ, fit.gain, fit.offset, origin_mm, fit.noise)
+
+
+def fit_residual(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_mm: float, turn: int, centre_mm,
+                 origin_mm, ppm: float = PPM) -> tuple[np.ndarray, np.ndarray, float]:
+    """A picture laid on a cell crop and fitted (:func:`fit_picture`): ``(residual (H, W)
+    float32, tile (H, W) bool, noise)``, the residual the largest channel's ``|crop - fit|``.
+    ``crop`` is the smoothed rectified cell ``(H, W, 3) float32`` at ``ppm`` with pixel (0, 0)
+    at ``origin_mm`` (:func:`cell_crop`)."""
+    return residual_parts(crop, fit_picture(crop, picture, picture_ppm, tile_mm, turn, centre_mm, origin_mm, ppm))
+
+
+def residual_parts(crop: np.ndarray, fit: Fit) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`fit_residual`'s result from a :class:`Fit` on ``crop``."""
+    if not fit.tile.any():
+        return np.zeros(crop.shape[:2], np.float32), fit.tile, 255.0
+    return largest_channel(np.abs(crop - (fit.predicted * fit.gain + fit.offset))), fit.tile, fit.noise
+
+
+def tile_residual(crop: np.ndarray, fit: Fit) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`residual_parts` on the tile's pixels only: ``(residual (N,) float32, (N,) bool
+    all True, noise)``, N the tile's pixels in row-major order; what
+    :func:`explained_shares` needs, without the crop around the tile."""
+    if not fit.tile.any():
+        return np.zeros(0, np.float32), np.zeros(0, bool), 255.0
+    seen, pred = fit.rows or (_channel_rows(crop, fit.tile), _channel_rows(fit.predicted, fit.tile))   # (3, N)
+    res = largest_channel(np.abs(seen - (pred * fit.gain[:, None] + fit.offset[:, None])).T)
+    return res, np.ones(len(res), bool), fit.noise
+
+
+def explained_shares(fits: dict) -> dict:
+    """How much of its tile each candidate picture explains, on one scale: ``fits`` maps a
+    label to :func:`fit_residual`'s result; the scale is the smallest noise among them (the
+    right picture fits best), and a candidate's share is the part of its tile whose residual is
+    within ``EXPLAINED_SIGMAS`` of it, 0..1. The right picture explains all of the tile but
+    what lies on it (half of a dune back under a sand marker); a wrong one only where its
+    colours happen to agree."""
+    if not fits:
+        return {}                   # (a residual and its tile may also be 1-D: :func:`tile_residual`)
+    scale = min(noise for _res, _tile, noise in fits.values())
+    return {lab: float((res[tile] < EXPLAINED_SIGMAS * scale).mean()) if tile.any() else 0.0
+            for lab, (res, tile, _noise) in fits.items()}
+
+
+#: see explained_shares
+EXPLAINED_SIGMAS = 3.0
+
+
+def cell_crop(frame: np.ndarray, homography: np.ndarray, layout, cell, ppm: float = PPM) -> tuple[np.ndarray, tuple]:
+    """The smoothed rectified cell as :func:`residual` compares it: ``((H, W, 3) float32,
+    origin_mm)``."""
+    from ..rectify import rectify
+
+    cx, cy = layout.cell(cell).center_mm
+    origin = (cx - HALF_MM, cy - HALF_MM)
+    crop = rectify(frame, homography, layout, ppm, (*origin, cx + HALF_MM, cy + HALF_MM), cv2.INTER_AREA)
+    return cv2.GaussianBlur(crop.astype(np.float32), (0, 0), SMOOTH_MM * ppm), origin
