@@ -22,6 +22,7 @@ from typing import Any
 
 from ..games import MalformedError
 from . import newgame
+from .door import session_title
 from .session import Role, Session, SessionError
 
 
@@ -35,6 +36,10 @@ class Draft:
     tokens: dict[str, str]
     record: Path
     choices: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: the game starts from the table the camera read, once the referee confirms it
+    from_table: bool = False
+    #: the whole set-up once both have chosen (a game read from the table waits for the referee)
+    setup: dict[str, Any] | None = None
 
 
 def _refused(exc: newgame.FormError) -> SessionError:
@@ -59,7 +64,7 @@ class Lobby:
     rng : random.Random, optional
         Deals what the assistant deals (default: seeded by the system).
     reader : TableReader, optional
-        The camera reading the opening Forbidden Desert table (``serve --source`` without
+        The camera reading the opening table (``serve --game G --source S`` without
         ``--setup``, :class:`~assistant.server.setup_read.TableReader`): the first game starts
         from the table the referee confirmed (:meth:`start_from_table`), not from a random deal.
     """
@@ -187,7 +192,9 @@ class Lobby:
     def choose(self, choice: Any, role: Role) -> dict[str, Any]:
         """A Discovery Island player's secret choices (:func:`.newgame.read_choice`), made on
         that player's own device; may be changed until both have chosen, and the game starts
-        when both have. Returns ``{"state": "choosing" | "playing"}``.
+        when both have. A game read from the table (``serve --source``) waits for the referee
+        instead (:meth:`start_from_table`), and the choices may be changed until it starts.
+        Returns ``{"state": "choosing" | "chosen" | "playing"}``.
 
         Raises
         ------
@@ -214,6 +221,14 @@ class Lobby:
                 self._bump()
                 return {"state": "choosing"}
             setup = newgame.full_setup(draft.game, draft.choices, self.rng)
+            if draft.from_table:                      # the referee starts it once the table is confirmed
+                draft.setup = setup
+                try:
+                    self.reader.set_context(self.reader.kit.context(setup))
+                except (MalformedError, ValueError):   # the start says why, to the referee
+                    self.reader.set_context(None)
+                self._bump()
+                return {"state": "chosen"}
             try:
                 self._start(draft.game.game_id, setup, draft.game.names, draft.tokens, draft.record)
             except SessionError as exc:                # never the set-up's words: they hold both secrets
@@ -249,8 +264,9 @@ class Lobby:
         return {"queued": True}
 
     def correct_table(self, body: Any, role: Role) -> dict[str, Any]:
-        """The referee's correction of one slot of the reading: ``body`` is ``{"cell": [r, c],
-        "kind": "face" | "sand" | "pawns" | "parts", "label": str}`` (see
+        """The referee's correction of one slot of the reading: ``body`` is ``{"cell": [...],
+        "kind": str, "label": str}``, e.g. ``{"cell": [2, 2], "kind": "face", "label":
+        "storm"}`` (the kinds and labels are the game's kit's; see
         :meth:`~assistant.server.setup_read.TableReader.correct`). Returns the reader's view.
 
         Raises
@@ -258,7 +274,7 @@ class Lobby:
         SessionError
             403/409 as :meth:`read_table_again`; 400 ``bad_field`` with the correction's sentence.
         """
-        from ..server.setup_read import CorrectionError
+        from ..tracking.opening import CorrectionError
 
         reader = self._reader(role)
         if not isinstance(body, dict):
@@ -272,45 +288,85 @@ class Lobby:
         return reader.view()
 
     def start_from_table(self, form: Any, role: Role) -> dict[str, Any]:
-        """Start the Forbidden Desert game on the table the camera read, as corrected: the
-        players, adventurers and difficulty from the referee's ``form``
-        (:func:`.newgame.read_form`), the layout, storm and sand from the table
-        (:func:`~assistant.tracking.desert_setup.setup_from_reading`); the camera's live loop then
-        follows it. Returns ``{"state": "playing"}``.
+        """Start the game on the table the camera read, as corrected: the players and the game's
+        choices from the referee's ``form`` (:func:`.newgame.read_form`), checked against the
+        table by the reader's kit (:meth:`~assistant.tracking.opening.OpeningKit.flags`: Forbidden
+        Desert's layout, storm and sand come from the table,
+        :func:`~assistant.tracking.desert_setup.setup_from_reading`; Scout Pennant's table must
+        show the form's set-up). Discovery Island first waits for the players' secret choices:
+        the first call makes the game (``{"state": "choosing"}``), a call once both have chosen
+        starts it. The camera's live loop then follows the game. Returns ``{"state":
+        "playing"}``.
 
         Raises
         ------
         SessionError
-            403/409 as :meth:`read_table_again`; 409 ``not_read`` before the first reading; 400
+            403/409 as :meth:`read_table_again`; 409 ``not_read`` before the first reading; 409
+            ``choices_pending`` while a Discovery Island player has not chosen; 409
+            ``read_again`` when the table was read anew while the start was being checked; 400
             ``bad_field`` for the form; 400 ``bad_table`` with the first rule the table still
-            breaks (:func:`~assistant.tracking.desert_setup.setup_flags` with the players'
-            adventurers), or when the engine refuses it; 503 ``record_unwritable``.
+            breaks, or when the engine refuses it; 503 ``record_unwritable``.
         """
-        from ..tracking.desert_setup import setup_from_reading
-
         reader = self._reader(role)
-        if isinstance(form, dict) and form.get("game") != "forbidden-desert":
-            raise SessionError(400, "bad_field", "The camera reads a Forbidden Desert table: choose that game.")
+        kit = reader.kit
+        if isinstance(form, dict) and form.get("game") != kit.game_id:
+            raise SessionError(400, "bad_field", f"The camera reads a {session_title(kit.game_id)} table: "
+                                                 "choose that game.")
+        with self.changed:
+            draft = self.draft if kit.secret else None
+        if draft is None:
+            try:
+                new = newgame.read_form(form, self.rng)
+            except newgame.FormError as exc:
+                raise _refused(exc) from None
+            setup, names, seats = new.setup, new.names, new.seats
+            if kit.secret:                             # the players choose in secret first
+                return self._draft_for_table(new)
+        elif len(draft.choices) < draft.game.seats:
+            raise SessionError(409, "choices_pending", "The players have not both made their secret choices yet.")
+        else:
+            setup, names, seats = draft.setup, draft.game.names, draft.game.seats
         try:
-            new = newgame.read_form(form, self.rng)
-        except newgame.FormError as exc:
-            raise _refused(exc) from None
-        if reader.reading is None:
+            context = kit.context(setup)
+        except ValueError as exc:
+            raise SessionError(400, "bad_field", str(exc)) from None
+        except MalformedError:                         # the lobby's checks make this unreachable
+            raise SessionError(400, "bad_setup", "The game's set-up is not one the rules accept.") from None
+        look = reader.confirmable(context)
+        if look is None:
             raise SessionError(409, "not_read", "The table has not been read yet: keep it still a moment.")
-        players, difficulty = new.setup["players"], new.setup["difficulty"]
-        broken = [f for f in reader.flags(players) if f.kind == "rules"]
+        revision, labels, flags = look
+        broken = [f for f in flags if f.kind == "rules"]
         if broken:
             more = f" ({len(broken) - 1} more cell(s) flagged)" if len(broken) > 1 else ""
             raise SessionError(400, "bad_table", f"{broken[0].reason.rstrip('.')}{more}: correct the table or "
                                                  "the reading first.")
         try:
-            setup = setup_from_reading(reader.labels(), players, difficulty)
+            setup = kit.setup_of(labels, setup)
         except ValueError as exc:
             raise SessionError(400, "bad_table", f"The table cannot start the game: {exc}.") from None
         with self.changed:
             if self.session is not None:
                 raise SessionError(409, "game_fixed", "The game read from the table has started; the camera follows it.")
-            tokens = {"referee": self.referee_token, **{str(s): secrets.token_urlsafe(16) for s in range(new.seats)}}
-            self._start("forbidden-desert", setup, new.names, tokens, self._record("forbidden-desert"))
+            if reader.revision != revision:
+                raise SessionError(409, "read_again", "The table was read again meanwhile: check the new reading.")
+            if draft is not None:
+                if self.draft is not draft:
+                    raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
+                tokens, record = draft.tokens, draft.record
+            else:
+                tokens = {"referee": self.referee_token, **{str(s): secrets.token_urlsafe(16) for s in range(seats)}}
+                record = self._record(kit.game_id)
+            self._start(kit.game_id, setup, names, tokens, record)
             reader.follow(self.session)
         return {"state": "playing"}
+
+    def _draft_for_table(self, new: newgame.NewGame) -> dict[str, Any]:
+        """Make the Discovery Island game read from the table wait for its players' choices."""
+        with self.changed:
+            if self.session is not None:
+                raise SessionError(409, "game_fixed", "The game read from the table has started; the camera follows it.")
+            tokens = {"referee": self.referee_token, **{str(s): secrets.token_urlsafe(16) for s in range(new.seats)}}
+            self.draft = Draft(new, tokens, self._record(new.game_id), from_table=True)
+            self._bump()
+        return {"state": "choosing"}

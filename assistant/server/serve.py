@@ -20,6 +20,7 @@ from typing import Any
 
 from ..games import MalformedError, game_ids
 from ..referee import newgame
+from ..referee.door import session_title
 from ..referee.lobby import Lobby
 from ..referee.session import Session
 from .address import public_base
@@ -164,10 +165,12 @@ def open_session(args: argparse.Namespace) -> Session | None:
 
 def reads_table(args: argparse.Namespace) -> bool:
     """Whether the server reads the opening table from the camera (:mod:`.setup_read`): a new
-    Forbidden Desert game (``--game forbidden-desert``, no ``--setup``, no ``--resume``) with
-    ``--source``, ``--model`` and ``--calibration`` (what the live loop needs too)."""
-    return (args.game == "forbidden-desert" and args.source is not None and not args.setup and not args.resume
-            and bool(args.model) and bool(args.calibration))
+    game (``--game G``, no ``--setup``, no ``--resume``) with ``--source``; Forbidden Desert also
+    needs ``--model`` and ``--calibration`` (what its live loop needs too). Without them a
+    Forbidden Desert game starts on a random deal, as before."""
+    if not args.game or args.source is None or args.setup or args.resume:
+        return False
+    return args.game != "forbidden-desert" or (bool(args.model) and bool(args.calibration))
 
 
 def _undistorter(calibration: str | None) -> tuple:
@@ -182,18 +185,45 @@ def _undistorter(calibration: str | None) -> tuple:
     return undistort, np.asarray(undistort.new_camera_matrix, np.float64)
 
 
-def table_reader(source: Any, model: str, rate: float, camera_matrix: Any, undistort: Any = None):
-    """The camera reading the opening Forbidden Desert table (:class:`.setup_read.TableReader`,
-    started) from ``source`` (a :class:`~..vision.sources.FrameSource` at ``rate`` frames a
-    second) with the detector in ``model``; once the referee starts the game, the live loop
-    (:func:`.live.make_loop`) follows it from the same source.
+def opening_kit(game_id: str, model: str | None):
+    """The opening kit of ``game_id`` (:class:`~..tracking.opening.OpeningKit`) with its
+    detector: Forbidden Desert's from the folder ``model`` (required), Discovery Island's kit
+    model from ``model`` or the cache (taught on first use), Scout Pennant's (no model).
 
     Raises
     ------
     OSError, ValueError
-        A model folder that cannot be read.
+        A model folder that cannot be read; Forbidden Desert without a model.
     """
-    from ..vision.detectors.forbidden_desert import FDDetector
+    if game_id == "forbidden-desert":
+        from ..tracking.desert_setup import DesertOpening
+        from ..vision.detectors.forbidden_desert import FDDetector
+
+        if not model:
+            raise ValueError("Forbidden Desert's table is read with --model (assistant teach --slot table)")
+        return DesertOpening(FDDetector.load(model))
+    if game_id == "discovery-island":
+        from ..tracking.island_setup import IslandOpening
+        from ..vision.kits.discovery_island_detect import load_or_teach
+
+        return IslandOpening(load_or_teach(model))
+    from ..tracking.pennant_setup import PennantOpening
+
+    return PennantOpening()
+
+
+def table_reader(source: Any, model: str | None, rate: float, camera_matrix: Any, undistort: Any = None,
+                 game_id: str = "forbidden-desert"):
+    """The camera reading the opening table of ``game_id`` (:class:`.setup_read.TableReader`,
+    started) from ``source`` (a :class:`~..vision.sources.FrameSource` at ``rate`` frames a
+    second) with the game's kit (:func:`opening_kit`); once the referee starts the game, the
+    live loop (:func:`.live.make_loop`) follows it from the same source.
+
+    Raises
+    ------
+    OSError, ValueError
+        A model folder that cannot be read (see :func:`opening_kit`).
+    """
     from .live import LiveTable, make_loop
     from .setup_read import TableReader
 
@@ -201,7 +231,7 @@ def table_reader(source: Any, model: str, rate: float, camera_matrix: Any, undis
         return LiveTable(session, src, lambda state: make_loop(session.game.id, state, model, rate,
                                                                camera_matrix, undistort), rate)
 
-    return TableReader(source, FDDetector.load(model), rate, camera_matrix, undistort, live_of).start()
+    return TableReader(source, opening_kit(game_id, model), rate, camera_matrix, undistort, live_of).start()
 
 
 def _camera(args: argparse.Namespace, session: Session):
@@ -252,7 +282,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             if session is None:                                 # reads_table(args)
                 undistort, camera_matrix = _undistorter(args.calibration)
                 source = open_source(args.source, args.fps)
-                panel = reader = table_reader(source, args.model, source.fps, camera_matrix, undistort)
+                panel = reader = table_reader(source, args.model, source.fps, camera_matrix, undistort, args.game)
             else:
                 panel = _camera(args, session)
         except (OSError, ValueError, SourceError) as exc:
@@ -287,8 +317,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if session is not None:
         print(f"Serving {session.game.title} to {where}. Record: {session.journal.path}", flush=True)
     elif reader is not None:
-        print(f"Serving to {where}; the camera reads the Forbidden Desert table: check the reading and start the "
-              f"game on the referee view. Records go to {record_dir}/.", flush=True)
+        print(f"Serving to {where}; the camera reads the {session_title(reader.kit.game_id)} table: check the reading and start "
+              f"the game on the referee view. Records go to {record_dir}/.", flush=True)
     else:
         print(f"Serving to {where}; no game yet: start one on the referee view. Records go to {record_dir}/.", flush=True)
     print(f"  table view:   {shown}/", flush=True)

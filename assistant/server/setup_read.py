@@ -1,48 +1,37 @@
-"""``assistant serve --game forbidden-desert --source S`` without ``--setup``: the camera reads the
-opening table and the referee confirms it on the new-game page before the game starts.
+"""``assistant serve --game G --source S`` without ``--setup``: the camera reads the opening table
+and the referee confirms it on the new-game page before the game starts (Forbidden Desert, Scout
+Pennant, Discovery Island).
 
 :class:`TableReader` reads the source on a daemon thread through the board watcher (the motion
-gate). At the first still moment it reads the whole table
-(:func:`~..tracking.desert_setup.read_setup`) from the mean of the still frames, and again
-whenever the referee asks ("Read again"). The referee corrects cells from the lists of labels the
-set-up allows there (:data:`ALLOWED`); the flags are worked out again on the corrected table.
-When the referee starts the game (:meth:`~..referee.lobby.Lobby.start_from_table`), the same
-thread hands the source to the game's live loop (:class:`.live.LiveTable`), which follows the
-game from then on. The reading is the referee's only: it reaches pages through
-:func:`~..referee.door.lobby`.
+gate). At the first still moment it reads the whole table with the game's opening kit
+(:class:`~..tracking.opening.OpeningKit`) from the mean of the still frames, and again whenever
+the referee asks ("Read again"). The referee corrects slots from the lists of labels the kit
+allows (:attr:`~..tracking.opening.OpeningKit.allowed`); the flags are worked out again on the
+corrected table, against the set-up the referee asked for once the lobby knows it
+(:attr:`TableReader.context`). When the referee starts the game
+(:meth:`~..referee.lobby.Lobby.start_from_table`), the same thread hands the source to the game's
+live loop (:class:`.live.LiveTable`), which follows the game from then on. The reading is the
+referee's only: it reaches pages through :func:`~..referee.door.lobby`.
 """
 
 from __future__ import annotations
 
-import itertools
 import threading
 from typing import Any, Callable
 
 import numpy as np
 
-from ..games.forbidden_desert.components import ADVENTURERS, SIZE
 from ..tracking.base import Reading
-from ..tracking.desert_setup import BACK_FACES, KINDS, SetupReading, read_setup, setup_flags
-from ..tracking.forbidden_desert import cell_name
+from ..tracking.opening import CorrectionError, OpeningKit
 from ..vision.motion import GateParams, StillMean
 from ..vision.pipeline import BoardWatcher
 from ..vision.sources import FrameSource
 from .camera import next_frame, panel_jpeg
 
-_COLOURS = sorted({a.colour for a in ADVENTURERS.values()})
-#: the labels the referee may give each kind of slot at set-up (rules §3.1): a tile's desert side
-#: or the empty storm cell; no sand, one marker light side up, or more (dark side up); no pawn or
-#: any set of pawns (colours ``+``-joined, sorted); parts only beside the board
-ALLOWED = {"face": [*BACK_FACES, "storm"], "sand": ["none", "light", "dark"],
-           "pawns": ["", *("+".join(c) for n in range(1, len(_COLOURS) + 1)
-                           for c in itertools.combinations(_COLOURS, n))],
-           "parts": [""]}
+__all__ = ["CorrectionError", "STILL_FRAMES", "TableReader"]
+
 #: still frames averaged before the table is read (the first left out, as the live loop does)
 STILL_FRAMES = 5
-
-
-class CorrectionError(ValueError):
-    """A correction that cannot be used; ``str(exc)`` is one sentence."""
 
 
 class TableReader:
@@ -51,12 +40,12 @@ class TableReader:
     Parameters
     ----------
     source : FrameSource
-    detector : FDDetector
-        The Forbidden Desert table reader (``--model``).
+    kit : OpeningKit
+        The game's opening kit (its detector, slots, flags and set-up).
     fps : float
         The source's frame rate (the motion gate's stillness is counted in seconds).
-    camera_matrix : (3, 3) float64
-        Intrinsics of the (undistorted) frames.
+    camera_matrix : (3, 3) float64, optional
+        Intrinsics of the (undistorted) frames (Forbidden Desert's standing pawns need them).
     undistort : callable, optional
         ``(H, W, 3) uint8 -> (H, W, 3) uint8``, applied to every frame first.
     live_of : callable
@@ -65,23 +54,27 @@ class TableReader:
 
     Attributes
     ----------
-    reading : SetupReading or None
+    reading : dict slot -> Reading, or None
         The last reading (None before the table was first still).
     corrections : dict slot -> str
         The referee's corrections of :attr:`reading`.
+    context : object or None
+        :meth:`~..tracking.opening.OpeningKit.context` of the set-up the referee asked for
+        (set by the lobby), against which the flags are worked out; None before.
     status : str
         The motion gate's last status, or why the source stopped.
     """
 
-    def __init__(self, source: FrameSource, detector: Any, fps: float, camera_matrix: np.ndarray,
+    def __init__(self, source: FrameSource, kit: OpeningKit, fps: float, camera_matrix: np.ndarray | None = None,
                  undistort: Callable | None = None, live_of: Callable[[Any, FrameSource], Any] | None = None):
-        self.source, self.detector, self.fps = source, detector, fps
-        self.camera_matrix, self.undistort, self.live_of = np.asarray(camera_matrix, np.float64), undistort, live_of
-        self.watcher = BoardWatcher(detector.layout, fps, undistort=undistort,
-                                    params=GateParams(still_frames=STILL_FRAMES))
+        self.source, self.kit, self.fps = source, kit, fps
+        self.camera_matrix = None if camera_matrix is None else np.asarray(camera_matrix, np.float64)
+        self.undistort, self.live_of = undistort, live_of
+        self.watcher = BoardWatcher(kit.layout, fps, undistort=undistort, params=GateParams(still_frames=STILL_FRAMES))
         self.still = StillMean()
-        self.reading: SetupReading | None = None
+        self.reading: dict | None = None
         self.corrections: dict[tuple, str] = {}
+        self.context: Any = None
         self.revision = 0                                  #: bumped at every reading and correction
         self.status = "starting"
         self.wanted = True                                 #: read at the next still moment
@@ -114,60 +107,71 @@ class TableReader:
             self.read_done.clear()
 
     def correct(self, cell: Any, kind: Any, label: Any) -> None:
-        """The referee's correction: ``kind`` (``face``, ``sand``, ``pawns``, ``parts``) of
-        ``cell`` (``[r, c]``, 0-based) is ``label`` (one of :data:`ALLOWED` ``[kind]``).
+        """The referee's correction: the slot ``kind`` of ``cell`` (a list of integers: the
+        cell's key, e.g. ``[r, c]``; both cells' keys for a slot between two cells) is
+        ``label`` (one of the kit's ``allowed[kind]``).
 
         Raises
         ------
         CorrectionError
-            No reading yet, or a cell, kind or label not allowed (one sentence).
+            No reading yet, or a cell, kind or label not allowed (one sentence;
+            :meth:`~..tracking.opening.OpeningKit.check_slot`).
         """
-        if (not isinstance(cell, list) or len(cell) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < SIZE for x in cell)):
-            raise CorrectionError(f"A cell is [row, column], each from 0 to {SIZE - 1}.")
-        if kind not in ALLOWED:
-            raise CorrectionError(f"Correct one of {', '.join(ALLOWED)}.")
-        if label not in ALLOWED[kind]:
-            raise CorrectionError(f"That {kind} is not one a set-up may show on {cell_name(tuple(cell))}.")
+        slot = self.kit.check_slot(cell, kind, label)
         with self._lock:
             if self.reading is None:
                 raise CorrectionError("The table has not been read yet: keep it still a moment.")
-            self.corrections[(kind, *cell)] = label
+            self.corrections[slot] = label
             self.revision += 1
+
+    def set_context(self, context: Any) -> None:
+        """Work the flags out against ``context`` from now on (see :attr:`context`)."""
+        with self._lock:
+            self.context = context
 
     def labels(self) -> dict:
         """The table as read with the referee's corrections: slot -> label."""
         with self._lock:
-            return {**(self.reading.labels() if self.reading else {}), **self.corrections}
+            return {**({s: r.label for s, r in self.reading.items()} if self.reading else {}), **self.corrections}
 
-    def flags(self, players: list[str] | None = None) -> list:
-        """:func:`~..tracking.desert_setup.setup_flags` of the corrected table (a corrected slot
-        counts as sure); ``players`` as there."""
+    def _readings(self) -> dict:
+        """The readings with the corrections as sure readings (the caller holds the lock)."""
+        readings = dict(self.reading or {})
+        readings.update({slot: Reading(label) for slot, label in self.corrections.items()})
+        return readings
+
+    def flags(self, context: Any = None) -> list:
+        """The kit's flags of the corrected table (a corrected slot counts as sure) against
+        ``context`` (default :attr:`context`); empty before the first reading."""
         with self._lock:
             if self.reading is None:
                 return []
-            readings = dict(self.reading.readings)
-            readings.update({slot: Reading(label) for slot, label in self.corrections.items()})
-        return setup_flags(readings, players)
+            readings, context = self._readings(), self.context if context is None else context
+        return self.kit.flags(readings, context)
+
+    def confirmable(self, context: Any) -> tuple[int, dict, list] | None:
+        """One consistent look at the table for starting the game: ``(revision, labels,
+        flags against context)``, all of the same reading and corrections; None before the first
+        reading. Sets :attr:`context`."""
+        with self._lock:
+            if self.reading is None:
+                return None
+            self.context = context
+            revision, readings = self.revision, self._readings()
+        return revision, {s: r.label for s, r in readings.items()}, self.kit.flags(readings, context)
 
     def view(self) -> dict[str, Any]:
-        """What the referee's new-game page shows: ``{"status", "revision", "reading": {"cells",
-        "card", "flags"} or None, "corrected": [[kind, r, c], ...], "allowed": ALLOWED}``; the
-        reading's cells carry the corrected labels and the flags are those of the corrected table."""
+        """What the referee's new-game page shows: ``{"game", "status", "revision", "reading":
+        the kit's view (cells with their corrected labels and slots, flags of the corrected
+        table, board) or None, "corrected": [[kind, *cell], ...], "allowed": kind -> labels}``."""
         with self._lock:
-            out: dict[str, Any] = {"status": "reading" if self.wanted else self.status, "revision": self.revision,
-                                   "reading": None, "corrected": [list(s) for s in self.corrections],
-                                   "allowed": ALLOWED}
+            out: dict[str, Any] = {"game": self.kit.game_id, "status": "reading" if self.wanted else self.status,
+                                   "revision": self.revision, "reading": None,
+                                   "corrected": [list(s) for s in self.corrections], "allowed": self.kit.allowed}
             if self.reading is None:
                 return out
-            shown = SetupReading(self.reading.readings, self.flags())
-            data = shown.to_json()
-        for row in data["cells"]:
-            for kind in KINDS:
-                key = (kind, *row["cell"])
-                if key in self.corrections:
-                    row[kind] = self.corrections[key]
-        out["reading"] = data
+            readings, corrections, context = dict(self.reading), dict(self.corrections), self.context
+        out["reading"] = self.kit.view(readings, self.flags(context), corrections)
         return out
 
     def follow(self, session: Any) -> None:
@@ -215,7 +219,7 @@ class TableReader:
         self.still.add(frame)
         if not self.wanted or self.still.count < STILL_FRAMES - 1:
             return
-        reading = read_setup(self.detector, self.still.mean(), out.track.homography, self.camera_matrix)
+        reading = self.kit.read(self.still.mean(), out.track.homography, self.camera_matrix)
         with self._lock:
             self.reading, self.corrections, self.wanted = reading, {}, False
             self.revision += 1

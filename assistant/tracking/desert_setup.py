@@ -19,11 +19,14 @@ a confirmed table: the layout names only the backs (``dune_back``, ``water_back`
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..games.forbidden_desert.components import ADVENTURERS, BACK_COUNTS, SETUP_SAND, SIZE, START_STORM
 from .base import Reading, Slot
+from .opening import OpeningKit, named
+from .opening import Flag as OpeningFlag
 from .forbidden_desert import CARD, cell_name, colours_of
 
 #: a reading at least this sure (confidence) is not flagged as unsure, per slot kind: the face
@@ -39,21 +42,24 @@ LAYOUT_BACK = {"dune_back": "dune_back", "water_back": "water_back", "crash_site
 COLOUR_OF = {a.id: a.colour for a in ADVENTURERS.values()}
 ADVENTURER_OF_COLOUR = {a.colour: a.id for a in ADVENTURERS.values()}
 KINDS = ("face", "sand", "pawns", "parts")
+_COLOURS = sorted({a.colour for a in ADVENTURERS.values()})
+#: the labels the referee may give each kind of slot at set-up (rules §3.1): a tile's desert side
+#: or the empty storm cell; no sand, one marker light side up, or more (dark side up); no pawn or
+#: any set of pawns (colours ``+``-joined, sorted); parts only beside the board
+ALLOWED = {"face": [*BACK_FACES, "storm"], "sand": ["none", "light", "dark"],
+           "pawns": ["", *("+".join(c) for n in range(1, len(_COLOURS) + 1)
+                           for c in itertools.combinations(_COLOURS, n))],
+           "parts": [""]}
 
 
 @dataclass(frozen=True)
-class Flag:
-    """One thing the referee should look at: ``cell`` (``(r, c)`` or ``("card",)``), ``kind``
-    (``"rules"``: the reading breaks the set-up rules; ``"unsure"``: read without enough
-    confidence) and ``reason``, one sentence."""
+class Flag(OpeningFlag):
+    """One thing the referee should look at (:class:`.opening.Flag`), on a cell ``(r, c)`` or
+    ``("card",)``; its ``name`` is the cell's (``"C3"``, ``"the card place"``)."""
 
-    cell: tuple
-    kind: str
-    reason: str
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"cell": [r, c], "name": "C3", "kind": ..., "reason": ...}``."""
-        return {"cell": list(self.cell), "name": cell_name(self.cell), "kind": self.kind, "reason": self.reason}
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", cell_name(self.cell))
 
 
 @dataclass
@@ -112,8 +118,7 @@ def setup_sand_cells(storm: tuple = START_STORM) -> set[tuple]:
     return {(r, c) for r in range(SIZE) for c in range(SIZE) if abs(r - storm[0]) + abs(c - storm[1]) == 2}
 
 
-def _named(label: str) -> str:
-    return label.replace("_", " ").replace("+", " and ") if label else "nothing"
+_named = named
 
 
 def setup_flags(readings: Mapping[Slot, Reading], players: Sequence[str] | None = None,
@@ -321,3 +326,79 @@ def wrong_cells(readings: Mapping[Slot, Reading], truth: Mapping[Slot, str],
     kinds = set(kinds)
     return {tuple(s[1:]) if s != CARD else CARD for s, r in readings.items()
             if (s[0] in kinds or s == CARD) and truth.get(s) != r.label}
+
+
+class DesertOpening(OpeningKit):
+    """Forbidden Desert's opening table (:class:`.opening.OpeningKit`): the 5x5 cells, four
+    slots each (tile, sand, pawns, parts) and the card place, read by the Forbidden Desert
+    detector (:func:`read_setup`), checked by :func:`setup_flags` and started by
+    :func:`setup_from_reading`.
+
+    Parameters
+    ----------
+    detector : FDDetector
+        The Forbidden Desert table reader (``--model``); its ``layout`` is the mat.
+    """
+
+    game_id = "forbidden-desert"
+    kinds = KINDS
+    titles = {"face": "Tile", "sand": "Sand", "pawns": "Pawns", "parts": "Parts"}
+    allowed = ALLOWED
+    board = {"cols": SIZE, "rows": SIZE, "hex": False}
+    cell_help = f"A cell is [row, column], each from 0 to {SIZE - 1}."
+    _SHORT = {"dune_back": "dune", "water_back": "water", "crash_site_back": "crash site"}
+
+    def __init__(self, detector: Any):
+        self.detector, self.layout = detector, detector.layout
+
+    def cells(self) -> list[tuple]:
+        """The 25 cells ``(r, c)``, row by row."""
+        return [(r, c) for r in range(SIZE) for c in range(SIZE)]
+
+    def name(self, cell: tuple) -> str:
+        """``(2, 2)`` -> ``"C3"``."""
+        return cell_name(cell)
+
+    def at(self, cell: tuple) -> tuple[int, int]:
+        """``(column, row)`` of the page's 5x5 grid."""
+        return cell[1], cell[0]
+
+    def missing(self, kind: str) -> str:
+        """``"none"`` for sand, ``""`` for the other kinds."""
+        return "none" if kind == "sand" else ""
+
+    def read(self, frame: Any, homography: Any, camera_matrix: Any) -> dict[Slot, Reading]:
+        """:func:`read_setup`'s readings (every cell's four slots and the card place)."""
+        return read_setup(self.detector, frame, homography, camera_matrix).readings
+
+    def flags(self, readings: Mapping[Slot, Reading], context: Any = None) -> list:
+        """:func:`setup_flags` with ``context`` as the players' adventurers (or None)."""
+        return setup_flags(readings, context)
+
+    def context(self, setup: Mapping[str, Any]) -> list[str]:
+        """The players' adventurers (their pawns must stand on the crash site)."""
+        return list(setup["players"])
+
+    def setup_of(self, labels: Mapping[Slot, str], setup: dict[str, Any]) -> dict[str, Any]:
+        """:func:`setup_from_reading` of the table with the form's players and difficulty.
+
+        Raises
+        ------
+        ValueError
+            When the engine refuses the table (one sentence).
+        """
+        return setup_from_reading(labels, setup["players"], setup["difficulty"])
+
+    def text(self, cell: tuple, labels: Mapping[Slot, str]) -> str:
+        """``"C3 · storm"``, ``"A1 · dune · sand light · red and blue"``..."""
+        face = labels.get(("face", *cell), "")
+        bits = [cell_name(cell), self._SHORT.get(face, named(face) if face else "?")]
+        sand = labels.get(("sand", *cell), "none")
+        if sand != "none":
+            bits.append(f"sand {sand}")
+        bits += [named(labels[(k, *cell)]) for k in ("pawns", "parts") if labels.get((k, *cell))]
+        return " · ".join(bits)
+
+    def extra(self, labels: Mapping[Slot, str]) -> dict[str, Any]:
+        """``{"card": label}``: what lies on the card place (``"none"`` at set-up)."""
+        return {"card": labels.get(CARD, "none")}

@@ -96,6 +96,8 @@ async function startGame(e) {
 function showWaiting(lobby) {
   $("waiting").hidden = false;
   $("new-game").hidden = true;
+  if (lobby.table) $("waiting-how").textContent = "Each player scans their code and makes their choices on their own device; "
+    + "once both have, start the game from the table below.";
   if ($("join").childElementCount !== lobby.seats) {
     $("join").replaceChildren(...lobby.names.map((name, s) => {
       const f = document.createElement("figure"), img = document.createElement("img"), c = document.createElement("figcaption");
@@ -107,13 +109,13 @@ function showWaiting(lobby) {
 
 // -- the opening table the camera read (serve --source without --setup; the referee's only) ------------
 let table = null, fixing = null;
-const SHORT = { dune_back: "dune", water_back: "water", crash_site_back: "crash site", storm: "storm" };
+const key = (slot) => JSON.stringify(slot);
 function showTable(t) {
   const first = table === null;
   table = t;
   $("table").hidden = false;
-  if (first) {                             // only Forbidden Desert is read from the table
-    fill($("game"), [["forbidden-desert", OPTIONS.games["forbidden-desert"].title]], "forbidden-desert");
+  if (first) {                             // the camera reads one game's table: the form offers only that game
+    fill($("game"), [[t.game, OPTIONS.games[t.game].title]], t.game);
     gameChanged();
   }
   const r = t.reading;
@@ -122,16 +124,17 @@ function showTable(t) {
     : "Tap a cell to correct it; flagged cells are outlined, with the reason below.";
   if (!r) { $("read-board").replaceChildren(); $("flags").replaceChildren(); return; }
   const flagged = new Map(r.flags.map((f) => [f.cell.join(","), f]));
-  const corrected = new Set(t.corrected.map((s) => s.slice(1).join(",")));
-  $("read-board").replaceChildren(...r.cells.map((c) => {
-    const b = document.createElement("button"), key = c.cell.join(","), f = flagged.get(key);
-    b.type = "button"; b.className = "cell" + (f ? ` flag ${f.kind}` : "") + (corrected.has(key) ? " corrected" : "");
-    b.dataset.cell = key;
-    const bits = [c.name, SHORT[c.face] || words(c.face || "?")];
-    if (c.sand && c.sand !== "none") bits.push(`sand ${c.sand}`);
-    if (c.pawns) bits.push(words(c.pawns).replaceAll("+", " "));
-    if (c.parts) bits.push(words(c.parts));
-    b.textContent = bits.join(" · ");
+  const corrected = new Set(t.corrected.map(key));
+  const board = $("read-board");
+  board.classList.toggle("hex", r.board.hex);
+  board.style.gridTemplateColumns = `repeat(${r.board.cols}, 1fr)`;
+  board.replaceChildren(...r.cells.map((c) => {
+    const b = document.createElement("button"), id = c.cell.join(","), f = flagged.get(id);
+    b.type = "button"; b.dataset.cell = id;
+    b.className = "cell" + (f ? ` flag ${f.kind}` : "") + (c.slots.some((s) => corrected.has(key(s.slot))) ? " corrected" : "");
+    b.style.gridColumn = String(c.at[0] + 1);
+    b.style.gridRow = r.board.hex ? `${c.at[1] + 1} / span 2` : String(c.at[1] + 1);
+    b.textContent = c.text;
     if (f) b.title = f.reason;
     b.onclick = () => openFix(c);
     return b;
@@ -144,19 +147,20 @@ function openFix(c) {
   fixing = c;
   $("fix").hidden = false;
   $("fix-title").textContent = `Correct ${c.name}`;
-  for (const kind of ["face", "sand", "pawns", "parts"]) {
-    const allowed = table.allowed[kind], now = c[kind] === undefined ? (kind === "sand" ? "none" : "") : c[kind];
+  $("fix-slots").replaceChildren(...c.slots.map((s) => {
+    const allowed = table.allowed[s.slot[0]], select = document.createElement("select");
     const items = allowed.map((v) => [v, v === "" ? "none" : words(v).replaceAll("+", " and ")]);
-    if (!allowed.includes(now)) items.unshift([now, `${words(now)} (as read)`]);
-    fill($(`fix-${kind}`), items, now);
-  }
+    if (!allowed.includes(s.label)) items.unshift([s.label, `${words(s.label)} (as read)`]);
+    fill(select, items, s.label);
+    return labelled(`fix-${s.key}`, s.title, select);
+  }));
 }
 async function saveFix() {
   const c = fixing;
-  for (const kind of ["face", "sand", "pawns", "parts"]) {
-    const label = $(`fix-${kind}`).value, was = c[kind] === undefined ? (kind === "sand" ? "none" : "") : c[kind];
-    if (label === was) continue;
-    const { ok, answer } = await post("/api/table/correct", { cell: c.cell, kind, label });
+  for (const s of c.slots) {
+    const label = $(`fix-${s.key}`).value;
+    if (label === s.label) continue;
+    const { ok, answer } = await post("/api/table/correct", { cell: s.slot.slice(1), kind: s.slot[0], label });
     if (!ok) return;
     showTable(answer);
   }
@@ -166,6 +170,10 @@ async function saveFix() {
 async function readAgain() {
   const { ok } = await post("/api/table/read", {});
   if (ok) setStatus("The camera reads the table again at the next still moment.");
+}
+async function startFromTable() {          // a game that waited for its players' secret choices
+  const { ok } = await post("/api/table/start", { game: table.game });
+  if (ok) location.href = `/${q}`;
 }
 
 // -- the table between games, for every role ------------------------------------------------------
@@ -185,6 +193,7 @@ async function poll() {
     return;
   }
   if (isReferee && lobby.table) showTable(lobby.table);
+  if (isReferee && lobby.table) $("table-start").hidden = !(lobby.state === "choosing" && lobby.chosen.every(Boolean));
   if (isReferee && onNew && lobby.state === "playing") { $("playing").hidden = false; $("back").href = `/${q}`; }
   if (lobby.state === "choosing") {
     $("chosen").textContent = chosenLine(lobby);
@@ -231,7 +240,9 @@ function choicesForm(lobby) {
     const parts = $("landing").value.split(",").map((x) => Number(x.trim()));
     if (parts.length !== 2 || parts.some((x) => !Number.isInteger(x))) { setStatus("Give the hex as column,row, e.g. 12,8.", true); return; }
     const { ok, answer } = await post("/api/choices", { equipment, landing: parts });
-    if (ok) setStatus(answer.state === "playing" ? "Both have chosen: the game starts." : "Your choices are made; you may change them until the other player has chosen.");
+    if (ok) setStatus(answer.state === "playing" ? "Both have chosen: the game starts."
+      : answer.state === "chosen" ? "Both have chosen: the referee starts the game once the table is confirmed."
+      : "Your choices are made; you may change them until the other player has chosen.");
   };
 }
 
@@ -248,6 +259,7 @@ if (isReferee) {
   $("fix-save").onclick = saveFix;
   $("fix-cancel").onclick = () => { $("fix").hidden = true; };
   $("read-again").onclick = readAgain;
+  $("table-start").onclick = startFromTable;
   gameChanged();
 }
 poll();
