@@ -225,3 +225,48 @@ def test_the_discovery_island_reading_tells_no_role_a_landing_hex(tmp_path):
         assert r.status_code == 403 and lobby.session is None
     finally:
         reader.stop()
+
+
+def test_the_referee_corrects_a_hex_on_a_tablet_and_starts_scout_pennant(tmp_path, browser):
+    """The new-game page on a tablet-sized page (820x1180) in a real browser against waitress:
+    the reading is drawn as the 61 hexes of the mat; tapping 1,-1 and choosing a forest flags it
+    and the start is refused in one sentence; put back, the game starts from the table with the
+    form's three players."""
+    import threading
+
+    from assistant.server.wsgi import make_server
+
+    from .conftest import ARTIFACTS
+    reader = table_reader(StillCamera(_pennant_table(_setup_of(SP_FORM))), None, FPS, None, game_id="scout-pennant")
+    try:
+        lobby = Lobby(None, tmp_path, reader=reader)
+        server = make_server(create_app(lobby), "127.0.0.1", 0, 12)
+        threading.Thread(target=server.run, daemon=True).start()
+        assert reader.read_done.wait(60)
+        page = browser.new_page(viewport={"width": 820, "height": 1180})
+        page.goto(f"http://127.0.0.1:{server.effective_port}/?token={lobby.referee_token}")
+        page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 61")
+        assert page.input_value("#game") == "scout-pennant"
+        page.click("#read-board .cell[data-cell='1,-1']")
+        assert page.locator("#fix-slots select").count() == 8            # piece, patrol, six sides
+        page.select_option("#fix-piece", "forest")
+        page.click("#fix-save")
+        page.wait_for_selector("#read-board .cell.flag.rules.corrected[data-cell='1,-1']")
+        page.select_option("#count", "3")
+        for i, name in enumerate(("Ann", "Bo", "Cy")):
+            page.fill(f"#name-{i}", name)
+        page.click("#start")
+        page.wait_for_function("document.querySelector('#status').classList.contains('bad')")
+        assert "1,-1 should be empty at set-up" in page.inner_text("#status") and lobby.session is None
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "table-setup-pennant-820x1180.png"), full_page=True)
+        page.click("#read-board .cell[data-cell='1,-1']")
+        page.select_option("#fix-piece", "empty")
+        page.click("#fix-save")
+        page.wait_for_function("!document.querySelector(\"#read-board .cell[data-cell='1,-1']\").classList.contains('flag')")
+        page.click("#start")
+        page.wait_for_function("document.body.classList.contains('lobby') === false", timeout=10000)
+        assert lobby.session is not None and lobby.session.header["names"] == ["Ann", "Bo", "Cy"]
+        page.close()
+    finally:
+        reader.stop()
