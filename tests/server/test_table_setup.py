@@ -134,6 +134,26 @@ def test_read_again_reads_the_table_anew(served):
     assert reader.read_done.wait(60) and reader.revision > first + 1 and reader.corrections == {}
 
 
+def correct_on_page(page, cell: str, control: str, label: str) -> None:
+    """Tap ``cell`` (its ``data-cell``) on the referee's page, choose ``label`` in the correction
+    form's ``#fix-<control>`` and save."""
+    page.click(f"#read-board .cell[data-cell='{cell}']")
+    page.select_option(f"#fix-{control}", label)
+    page.click("#fix-save")
+
+
+def refused_on_page(page, words: str, shot: str) -> None:
+    """Press "Start the game", wait for the refusal, check it says ``words`` and keep a
+    screenshot ``shot`` in the test artifacts."""
+    from .conftest import ARTIFACTS
+
+    page.click("#start")
+    page.wait_for_function("document.querySelector('#status').classList.contains('bad')")
+    assert words in page.inner_text("#status")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
+
+
 def test_the_referee_corrects_a_cell_on_a_tablet_and_starts_the_game(table, tmp_path, browser):
     """The new-game page on a tablet-sized page (820x1180) in a real browser against waitress:
     the reading is drawn as 25 cells; tapping C3 and choosing a tile instead of the storm flags
@@ -143,7 +163,6 @@ def test_the_referee_corrects_a_cell_on_a_tablet_and_starts_the_game(table, tmp_
 
     from assistant.server.wsgi import make_server
 
-    from .conftest import ARTIFACTS
     image, model, K, truth = table
     reader = table_reader(StillCamera(image), model, FPS, K)
     try:
@@ -157,19 +176,12 @@ def test_the_referee_corrects_a_cell_on_a_tablet_and_starts_the_game(table, tmp_
         page = browser.new_page(viewport={"width": 820, "height": 1180})
         page.goto(f"http://127.0.0.1:{server.effective_port}/?token={lobby.referee_token}")
         page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 25")
-        page.click("#read-board .cell[data-cell='2,2']")
-        page.select_option("#fix-face", "dune_back")
-        page.click("#fix-save")
+        correct_on_page(page, "2,2", "face", "dune_back")
         page.wait_for_selector("#read-board .cell.flag.rules.corrected[data-cell='2,2']")
         page.fill("#name-0", "Ann")
-        page.click("#start")
-        page.wait_for_function("document.querySelector('#status').classList.contains('bad')")
-        assert "21 dune back" in page.inner_text("#status") and lobby.session is None
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "table-setup-820x1180.png"), full_page=True)
-        page.click("#read-board .cell[data-cell='2,2']")
-        page.select_option("#fix-face", "storm")
-        page.click("#fix-save")
+        refused_on_page(page, "21 dune back", "table-setup-820x1180.png")
+        assert lobby.session is None
+        correct_on_page(page, "2,2", "face", "storm")
         players = players_of(truth)
         page.select_option("#count", str(len(players)))
         for i, a in enumerate(players):

@@ -28,7 +28,7 @@ from assistant.vision.render.lighting import DAYLIGHT
 from assistant.vision.render.renderer import Renderer
 from assistant.vision.render.scene import Scene
 
-from .test_table_setup import FPS, StillCamera
+from .test_table_setup import FPS, StillCamera, correct_on_page, refused_on_page
 
 SP_FORM = {"game": "scout-pennant", "radius": 4, "variant": "free", "first_player": 0,
            "players": [{"name": "Ann", "colour": "red"}, {"name": "Bo", "colour": "blue"},
@@ -236,7 +236,6 @@ def test_the_referee_corrects_a_hex_on_a_tablet_and_starts_scout_pennant(tmp_pat
 
     from assistant.server.wsgi import make_server
 
-    from .conftest import ARTIFACTS
     reader = table_reader(StillCamera(_pennant_table(_setup_of(SP_FORM))), None, FPS, None, game_id="scout-pennant")
     try:
         lobby = Lobby(None, tmp_path, reader=reader)
@@ -247,22 +246,15 @@ def test_the_referee_corrects_a_hex_on_a_tablet_and_starts_scout_pennant(tmp_pat
         page.goto(f"http://127.0.0.1:{server.effective_port}/?token={lobby.referee_token}")
         page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 61")
         assert page.input_value("#game") == "scout-pennant"
-        page.click("#read-board .cell[data-cell='1,-1']")
+        correct_on_page(page, "1,-1", "piece", "forest")
         assert page.locator("#fix-slots select").count() == 8            # piece, patrol, six sides
-        page.select_option("#fix-piece", "forest")
-        page.click("#fix-save")
         page.wait_for_selector("#read-board .cell.flag.rules.corrected[data-cell='1,-1']")
         page.select_option("#count", "3")
         for i, name in enumerate(("Ann", "Bo", "Cy")):
             page.fill(f"#name-{i}", name)
-        page.click("#start")
-        page.wait_for_function("document.querySelector('#status').classList.contains('bad')")
-        assert "1,-1 should be empty at set-up" in page.inner_text("#status") and lobby.session is None
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "table-setup-pennant-820x1180.png"), full_page=True)
-        page.click("#read-board .cell[data-cell='1,-1']")
-        page.select_option("#fix-piece", "empty")
-        page.click("#fix-save")
+        refused_on_page(page, "1,-1 should be empty at set-up", "table-setup-pennant-820x1180.png")
+        assert lobby.session is None
+        correct_on_page(page, "1,-1", "piece", "empty")
         page.wait_for_function("!document.querySelector(\"#read-board .cell[data-cell='1,-1']\").classList.contains('flag')")
         page.click("#start")
         page.wait_for_function("document.body.classList.contains('lobby') === false", timeout=10000)
