@@ -208,8 +208,11 @@ def lobby(lobby: Any, role: Role) -> dict[str, Any]:
         ``options`` and ``mine``: its own choices, or ``None``. Nobody, the referee included,
         is told another player's choices: they reach the referee only in the record, once the
         game has started. While a camera reads the opening table and no game has started
-        (``serve --source`` without ``--setup``), the referee alone also gets ``table``: the
-        reading, its flags and corrections (:meth:`~assistant.server.setup_read.TableReader.view`).
+        (``serve --game G --source S`` without ``--setup``), the referee alone also gets
+        ``table``: the reading, its flags and corrections
+        (:meth:`~assistant.server.setup_read.TableReader.view`); for Discovery Island it names at
+        most the start tile's terrain, which the table shows everyone, never a landing hex
+        (:mod:`assistant.tracking.island_setup`).
     """
     from . import newgame
 

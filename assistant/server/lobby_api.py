@@ -4,9 +4,9 @@
 - ``GET /api/new/options``: what the new-game form offers (public);
 - ``POST /api/new``: the referee's form (referee token);
 - ``POST /api/choices``: a Discovery Island player's secret choices (that player's token);
-- ``POST /api/table/read``, ``/api/table/correct``, ``/api/table/start``: the opening Forbidden
-  Desert table read by the camera (``serve --source`` without ``--setup``): read it again,
-  correct a slot, start the game from it (referee token).
+- ``POST /api/table/read``, ``/api/table/correct``, ``/api/table/start``: the opening table read
+  by the camera (``serve --game G --source S`` without ``--setup``): read it again, correct a
+  slot, start the game from it (referee token).
 
 Tokens and bodies are checked as for the rest of the API (:mod:`.api`).
 """

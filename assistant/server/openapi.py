@@ -97,26 +97,28 @@ def document() -> dict[str, Any]:
             "/api/new": {"post": _op("Start a new game from the referee's form; 'replace': true replaces a game in "
                                      "progress (its record is kept)", {"201": _json("state: playing or choosing")},
                                      (400, 403, 409, 413), requestBody={"required": True, "content": {
-                                         "application/json": {"schema": {"type": "object", "required": ["game", "players"]}}}})},
+                                         "application/json": {"schema": {"type": "object", "required": ["game"]}}}})},
             "/api/choices": {"post": _op("Discovery Island: a player's own equipment and the opponent's landing hex "
                                          "(that player's token)", {"200": _json("state: choosing or playing")},
                                          (400, 403, 409, 413), requestBody={"required": True, "content": {
                                              "application/json": {"schema": {"type": "object",
                                                                              "required": ["equipment", "landing"]}}}})},
-            "/api/table/read": {"post": _op("serve --source without --setup: read the opening Forbidden Desert "
-                                            "table again at the next still moment (referee)",
+            "/api/table/read": {"post": _op("serve --game G --source S without --setup: read the opening table "
+                                            "again at the next still moment (referee)",
                                             {"202": _json("queued: true")}, (403, 409))},
-            "/api/table/correct": {"post": _op("Correct one slot of the table the camera read: cell [r, c], kind "
-                                               "and one of the labels allowed there (referee)",
+            "/api/table/correct": {"post": _op("Correct one slot of the table the camera read: cell (the cell's key, "
+                                               "or both cells of a side), kind and one of the labels allowed there (referee)",
                                                {"200": _json("the reading with its flags and corrections")},
                                                (400, 403, 409, 413), requestBody={"required": True, "content": {
                                                    "application/json": {"schema": {"type": "object",
                                                                                    "required": ["cell", "kind", "label"]}}}})},
-            "/api/table/start": {"post": _op("Start Forbidden Desert on the table the camera read, as corrected, "
-                                             "with the new-game form's players and difficulty (referee)",
-                                             {"201": _json("state: playing")}, (400, 403, 409, 413),
+            "/api/table/start": {"post": _op("Start the game on the table the camera read, as corrected, with "
+                                             "the new-game form's players and choices; Discovery Island: the first call "
+                                             "waits for the players' secret choices, a call once both chose starts it "
+                                             "(referee)",
+                                             {"201": _json("state: playing, or choosing")}, (400, 403, 409, 413),
                                              requestBody={"required": True, "content": {"application/json": {
-                                                 "schema": {"type": "object", "required": ["game", "players"]}}}})},
+                                                 "schema": {"type": "object", "required": ["game"]}}}})},
             "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json("OpenAPI 3.1")}}},
         },
     }
