@@ -45,6 +45,8 @@ class TableChecker:
         self.checked_turn: int | None = None
         #: every check run: (frame index, TableCheck)
         self.log: list[tuple[int, Any]] = []
+        #: every check that failed: (frame index, the exception it raised)
+        self.failures: list[tuple[int, Exception]] = []
         #: the thread of the last check started (None before the first)
         self.worker: threading.Thread | None = None
 
@@ -118,8 +120,10 @@ class TableChecker:
         with s.changed:                             # no event or request slips in between
             asked, s.check_requested = asked or s.check_requested, False
             s.check_running = False
-            if isinstance(check, Exception):
-                s.notify("info", f"The check of the table failed: {type(check).__name__}: {check}", referee_only=True)
+            if isinstance(check, Exception):            # one sentence; the error itself stays in the log
+                self.failures.append((index, check))
+                s.notify("info", f"The check of the table failed ({type(check).__name__}) and the game is as it was: "
+                                 "ask again when the table is still.", referee_only=True)
             elif (len(s.applied), s.rewinds) == at:
                 self.deliver(check, asked)
             elif asked:
