@@ -1,5 +1,6 @@
 """``assistant bench setup``: Forbidden Desert's opening table read from the camera, and
-"check the table" (issue 21).
+"check the table" (issue 21); Scout Pennant's and Discovery Island's opening tables follow
+(:mod:`.kit_setup`).
 
 Figures, each on pictures nothing here was tuned on (thresholds were chosen on own-renderer
 set-up tables of seeds 900-919; measuring uses the seeds below):
@@ -169,7 +170,7 @@ det_holder: list = [None]
 
 
 def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int = CHECKS, missed: int = MISSED,
-        parts: str = "setup,check") -> int:
+        parts: str = "setup,check,kits") -> int:
     """Print the figures (see the module docstring); returns 0. ``seconds`` and ``seed`` are
     accepted for the bench command line and not used: the seeds are fixed."""
     from .detect_desert_unseen import PHOTOS, photo_detector
@@ -213,4 +214,9 @@ def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int =
         print(f"  a missed move (cut out; own renderer, normal light, games 31000+): found by the next check "
               f"{found}/{missed} ({100 * found / max(missed, 1):.1f} %), the move itself offered "
               f"{identified}/{missed}", flush=True)
+    if "kits" in parts:
+        from .kit_setup import run as kits
+
+        print("# Scout Pennant and Discovery Island opening tables (read from the mat's own markers)", flush=True)
+        kits()
     return 0

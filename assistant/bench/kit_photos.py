@@ -525,10 +525,11 @@ def _offset(rng: np.random.Generator, shot: Shot) -> tuple[tuple[float, float], 
     return (r * math.cos(a), r * math.sin(a)), float(rng.uniform(-1, 1) * shot.p["turn_deg"][1])
 
 
-def island_still(seed: int, which: str, fill: float = 0.8) -> tuple[np.ndarray, dict, Shot]:
+def island_still(seed: int, which: str, fill: float = 0.8, board: dict | None = None) -> tuple[np.ndarray, dict, Shot]:
     """A Discovery Island mat with printed kit tiles on ``fill`` of its hexes (designs dealt from
     shuffled rounds of all 48; one tile in ten lies on top of another, whose rim may show),
-    photographed with a shot of set ``which``.
+    photographed with a shot of set ``which``; or, with ``board`` (cell -> design or None), the
+    tiles of ``board`` (one layer each).
 
     Returns
     -------
@@ -545,15 +546,18 @@ def island_still(seed: int, which: str, fill: float = 0.8) -> tuple[np.ndarray, 
     truth: dict = {}
     cuts: list[Cutout] = []
     for cell in layout.cells:
-        if rng.uniform() >= fill:
+        if (board.get(cell.key) is None) if board is not None else rng.uniform() >= fill:
             truth[cell.key] = None
             continue
-        layers = 2 if rng.uniform() < 0.1 else 1
+        layers = 2 if board is None and rng.uniform() < 0.1 else 1
         for layer in range(layers):
-            if not deck:
-                deck = list(designs)
-                rng.shuffle(deck)
-            design = deck.pop()
+            if board is not None:
+                design = board[cell.key]
+            else:
+                if not deck:
+                    deck = list(designs)
+                    rng.shuffle(deck)
+                design = deck.pop()
             (dx, dy), turn = _offset(rng, shot)
             art = _art(f"di:{design}", lambda d=design: tile_art(d, PRINT_PPM))
             cx, cy = cell.center_mm
@@ -563,10 +567,10 @@ def island_still(seed: int, which: str, fill: float = 0.8) -> tuple[np.ndarray, 
     return image, truth, shot
 
 
-def pennant_still(seed: int, which: str) -> tuple[np.ndarray, dict, Shot]:
-    """A Scout Pennant position (``board_position(seed)`` of the kit bench) laid out with the
-    printed kit (pieces and pawns at any turn, arrows along their side turned a little),
-    photographed with a shot of set ``which``.
+def pennant_still(seed: int, which: str, table: dict | None = None) -> tuple[np.ndarray, dict, Shot]:
+    """A Scout Pennant position (``board_position(seed)`` of the kit bench, or the slot -> label
+    ``table`` given) laid out with the printed kit (pieces and pawns at any turn, arrows along
+    their side turned a little), photographed with a shot of set ``which``.
 
     Returns
     -------
@@ -580,7 +584,7 @@ def pennant_still(seed: int, which: str) -> tuple[np.ndarray, dict, Shot]:
     layout = mat_layout("scout-pennant")
     rng = np.random.default_rng([seed, 2])
     shot = draw_shot(rng, which, seed)
-    table = ScoutPennantTable().expected(board_position(seed))
+    table = dict(table) if table is not None else ScoutPennantTable().expected(board_position(seed))
     edges = {(e.a, e.b): e for e in layout.edges}
     cuts: list[Cutout] = []
     shapes = {"clearing": "disc", "forest": "square", "arrow": "arrow"}

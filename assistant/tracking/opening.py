@@ -183,6 +183,11 @@ class OpeningKit:
         return {"cells": cells, "flags": [f.to_json() for f in flags], "board": self.board, **self.extra(labels)}
 
 
+def _lower(title: str) -> str:
+    """``"Arrow on the NE side"`` -> ``"arrow on the NE side"``."""
+    return title[:1].lower() + title[1:]
+
+
 def want_flags(kit: OpeningKit, readings: Mapping[Slot, Reading], want: Mapping[Slot, Sequence[str]],
                broken: Callable[[Slot, str, Sequence[str]], str], owner: Callable[[Slot], Cell]) -> list[Flag]:
     """The flags of a table each of whose slots may show only some labels.
@@ -218,10 +223,14 @@ def want_flags(kit: OpeningKit, readings: Mapping[Slot, Reading], want: Mapping[
             out.append(Flag(tuple(cell), "rules", broken(wrong[0], readings[wrong[0]].label, want[wrong[0]]),
                             kit.name(cell)))
             continue
-        weak = [s for s in mine if not readings[s].sure]
+        weak = sorted((s for s in mine if not readings[s].sure), key=lambda s: readings[s].confidence)
         if weak:
-            what = " and ".join(f"the {kit.slot_key(s, cell)[1].lower()} ({named(readings[s].label)}, "
-                                f"{readings[s].confidence:.0%} sure)" for s in weak)
-            out.append(Flag(tuple(cell), "unsure", f"I read {what} on {kit.name(cell)} without enough confidence: "
-                                                   "please check it.", kit.name(cell)))
+            parts = [f"the {_lower(kit.slot_key(s, cell)[1])} ({named(readings[s].label)}, "
+                     f"{readings[s].confidence:.0%} sure)" for s in weak]
+            if len(parts) <= 2:
+                text = f"I read {' and '.join(parts)} on {kit.name(cell)} without enough confidence: please check it."
+            else:
+                text = (f"{len(parts)} readings on {kit.name(cell)} are not sure enough (the least sure: {parts[0]}): "
+                        "please check them.")
+            out.append(Flag(tuple(cell), "unsure", text, kit.name(cell)))
     return out
