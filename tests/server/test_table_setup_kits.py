@@ -262,3 +262,47 @@ def test_the_referee_corrects_a_hex_on_a_tablet_and_starts_scout_pennant(tmp_pat
         page.close()
     finally:
         reader.stop()
+
+
+def test_a_discovery_island_game_waits_for_the_choices_then_starts_from_the_table_on_a_tablet(tmp_path, browser):
+    """On a tablet-sized page against waitress: the referee sees the 63 hexes of the mat, sends
+    the form, and the page shows the join codes and the table; "Start the game" of the table
+    appears only once both players have chosen (on their own tokens), and starts the game."""
+    import threading
+    import urllib.request
+
+    from assistant.server.wsgi import make_server
+
+    jungle = _landings("jungle")
+    reader = table_reader(StillCamera(_island_table("back:jungle")), None, FPS, None, game_id="discovery-island")
+    try:
+        lobby = Lobby(None, tmp_path, reader=reader)
+        server = make_server(create_app(lobby), "127.0.0.1", 0, 12)
+        threading.Thread(target=server.run, daemon=True).start()
+        base = f"http://127.0.0.1:{server.effective_port}"
+        assert reader.read_done.wait(120)
+        page = browser.new_page(viewport={"width": 820, "height": 1180})
+        page.goto(f"{base}/?token={lobby.referee_token}")
+        page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 63")
+        assert page.input_value("#game") == "discovery-island"
+        page.fill("#name-0", "Ana")
+        page.fill("#name-1", "Ben")
+        page.select_option("#first", "0")
+        page.click("#start")
+        page.wait_for_selector("#waiting:not([hidden]) #join figure")
+        page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 63")
+        assert page.is_hidden("#table-start") and lobby.draft is not None
+        for seat, landing in ((1, jungle[0]), (0, jungle[1])):
+            request = urllib.request.Request(f"{base}/api/choices", method="POST",
+                                             data=json.dumps({"equipment": [], "landing": landing}).encode(),
+                                             headers={"Authorization": f"Bearer {lobby.tokens()[str(seat)]}",
+                                                      "Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                assert answer.status == 200
+        page.wait_for_selector("#table-start:not([hidden])", timeout=10000)
+        page.click("#table-start")
+        page.wait_for_function("document.body.classList.contains('lobby') === false", timeout=10000)
+        assert lobby.session is not None and lobby.session.header["setup"]["landing"] == [jungle[0], jungle[1]]
+        page.close()
+    finally:
+        reader.stop()
