@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assistant.games.discovery_island import GAME as ISLAND
 from assistant.games.discovery_island.geometry import to_offset
@@ -105,3 +107,24 @@ def test_the_island_start_tile_must_come_from_the_landing_terrain_and_no_sentenc
     read[("number", 0, 0)] = Reading("4", 0.99, 5.0)
     flags = ISLAND_KIT.flags(read, state)
     assert [f.name for f in flags] == ["hex (0,0)"] and "should be empty before the first march" in flags[0].reason
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-10, 10) | st.floats(allow_nan=True) | st.text(max_size=12),
+                    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cell=JSON | st.lists(st.integers(-6, 9), min_size=1, max_size=5),
+       kind=JSON | st.sampled_from(["piece", "patrol", "arrow", "tile", "number", "mark"]),
+       label=JSON | st.sampled_from(["empty", "clearing", "forest", "none", "red", "back:bush", "4"]))
+def test_any_correction_body_gives_a_slot_or_one_sentence(cell, kind, label):
+    """Hostile correction bodies: a slot of the table and an allowed label, or a CorrectionError
+    (one sentence), never another exception."""
+    for kit in (PENNANT_KIT, ISLAND_KIT):
+        try:
+            slot = kit.check_slot(cell, kind, label)
+        except CorrectionError as exc:
+            assert str(exc).endswith(".")
+        else:
+            assert slot[0] == kind and label in kit.allowed[kind] and list(slot[1:]) == cell
