@@ -303,7 +303,8 @@ class Lobby:
         SessionError
             403/409 as :meth:`read_table_again`; 409 ``not_read`` before the first reading; 409
             ``choices_pending`` while a Discovery Island player has not chosen; 409
-            ``read_again`` when the table was read anew while the start was being checked; 400
+            ``read_again`` (``choices_changed``) when the table was read anew (a player chose
+            again) while the start was being checked; 400
             ``bad_field`` for the form; 400 ``bad_table`` with the first rule the table still
             breaks, or when the engine refuses it; 503 ``record_unwritable``.
         """
@@ -314,6 +315,7 @@ class Lobby:
                                                  "choose that game.")
         with self.changed:
             draft = self.draft if kit.secret else None
+            chosen = draft.setup if draft is not None else None
         if draft is None:
             try:
                 new = newgame.read_form(form, self.rng)
@@ -322,16 +324,17 @@ class Lobby:
             setup, names, seats = new.setup, new.names, new.seats
             if kit.secret:                             # the players choose in secret first
                 return self._draft_for_table(new)
-        elif len(draft.choices) < draft.game.seats:
+        elif chosen is None:
             raise SessionError(409, "choices_pending", "The players have not both made their secret choices yet.")
         else:
-            setup, names, seats = draft.setup, draft.game.names, draft.game.seats
+            setup, names, seats = chosen, draft.game.names, draft.game.seats
         try:
             context = kit.context(setup)
+        except MalformedError:                         # the lobby's checks make this unreachable; never
+            raise SessionError(400, "bad_setup",       # the engine's words: they may name a secret choice
+                               "The game's set-up is not one the rules accept.") from None
         except ValueError as exc:
             raise SessionError(400, "bad_field", str(exc)) from None
-        except MalformedError:                         # the lobby's checks make this unreachable
-            raise SessionError(400, "bad_setup", "The game's set-up is not one the rules accept.") from None
         look = reader.confirmable(context)
         if look is None:
             raise SessionError(409, "not_read", "The table has not been read yet: keep it still a moment.")
@@ -353,6 +356,9 @@ class Lobby:
             if draft is not None:
                 if self.draft is not draft:
                     raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
+                if draft.setup is not chosen:
+                    raise SessionError(409, "choices_changed", "A player changed their choices meanwhile: check "
+                                                               "the table again and start.")
                 tokens, record = draft.tokens, draft.record
             else:
                 tokens = {"referee": self.referee_token, **{str(s): secrets.token_urlsafe(16) for s in range(seats)}}

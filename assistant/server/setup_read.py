@@ -78,6 +78,7 @@ class TableReader:
         self.revision = 0                                  #: bumped at every reading and correction
         self.status = "starting"
         self.wanted = True                                 #: read at the next still moment
+        self._fresh = False                                #: restart the still mean first ("Read again")
         self.live = None                                   #: the LiveTable once the game started
         self._session = None
         self._small: tuple | None = None
@@ -91,19 +92,26 @@ class TableReader:
         self.thread.start()
         return self
 
-    def stop(self) -> None:
-        """Stop reading (and the live loop, once started) and close the source."""
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop reading (and the live loop, once started), close the source, and wait up to
+        ``timeout`` seconds for the threads to end (a read in progress finishes first), so that
+        none is left inside OpenCV when the program exits."""
         self._stop.set()
         if self.live is not None:
             self.live.stop()
         self.source.close()
+        for thread in (self.thread, getattr(self.live, "thread", None)):
+            if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+                thread.join(timeout)
 
     # -- what the referee does ------------------------------------------------------------------------
 
     def read_again(self) -> None:
-        """Read the table again at the next still moment (the corrections are dropped with the old reading)."""
+        """Read the table again at the next still moment, from frames taken after this request
+        only (the table may have been put right without a hand in view); the corrections are
+        dropped with the old reading."""
         with self._lock:
-            self.wanted = True
+            self.wanted = self._fresh = True
             self.read_done.clear()
 
     def correct(self, cell: Any, kind: Any, label: Any) -> None:
@@ -216,6 +224,9 @@ class TableReader:
         if out.gate is None or not out.track.ok or out.track.bumped or out.status != "still":
             self.still.restart()
             return
+        if self._fresh:                                    # "Read again": only frames from now on
+            self.still.restart()
+            self._fresh = False
         self.still.add(frame)
         if not self.wanted or self.still.count < STILL_FRAMES - 1:
             return
