@@ -10,8 +10,6 @@ import json
 import random
 import time
 
-import pytest
-
 from assistant.games.discovery_island.geometry import to_offset
 from assistant.games.discovery_island.island import load_map
 from assistant.games.scout_pennant import GAME as PENNANT

@@ -15,7 +15,6 @@ from assistant.games.discovery_island import GAME as ISLAND
 from assistant.games.discovery_island.geometry import to_offset
 from assistant.games.discovery_island.island import load_map
 from assistant.games.discovery_island.simulate import random_setup
-from assistant.games.scout_pennant import GAME as PENNANT
 from assistant.tracking.base import Reading
 from assistant.tracking.discovery_island import CENTRE, TableState
 from assistant.tracking.island_setup import BACKS, IslandOpening
