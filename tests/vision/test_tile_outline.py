@@ -33,9 +33,10 @@ def test_finds_a_tile_off_its_cell_whatever_is_drawn_on_it(offset):
     truth = (cell[0] + offset[0], cell[1] + offset[1])
     img = _table([truth], 60, _stripes)
     got = locate_tiles(img, MAT, (0.0, 0.0), 1.0, {"c": cell}, 60.0, 22.0)
-    (x, y), score = got["c"]
+    (x, y), score, peak = got["c"]
     assert abs(x - truth[0]) <= 1.0 and abs(y - truth[1]) <= 1.0
     assert score > 1.8                       # a tile alone on the mat: close to the top score 2
+    assert peak > 0.35                       # and it stands out of its window (desert_flat.OUTLINE_PEAK)
 
 
 def test_a_sand_marker_on_the_tile_does_not_move_it():
@@ -45,14 +46,14 @@ def test_a_sand_marker_on_the_tile_does_not_move_it():
         img[y0 + 16:y0 + 52, x0 + 10:x0 + 46] = (170, 215, 235)
 
     img = _table([(158.0, 143.0)], 62, marker)
-    (x, y), _ = locate_tiles(img, MAT, (0.0, 0.0), 1.0, {"c": cell}, 62.0, 22.0)["c"]
+    (x, y), _, _ = locate_tiles(img, MAT, (0.0, 0.0), 1.0, {"c": cell}, 62.0, 22.0)["c"]
     assert abs(x - 158.0) <= 1.0 and abs(y - 143.0) <= 1.0
 
 
 def test_an_empty_cell_scores_low():
     img = _table([], 60)
-    _, score = locate_tiles(img, MAT, (0.0, 0.0), 1.0, {"c": (150.0, 150.0)}, 60.0, 22.0)["c"]
-    assert score < 0.5
+    _, score, peak = locate_tiles(img, MAT, (0.0, 0.0), 1.0, {"c": (150.0, 150.0)}, 60.0, 22.0)["c"]
+    assert score < 0.5 and peak < 0.1
 
 
 def test_outline_size_measures_the_tiles_side():
