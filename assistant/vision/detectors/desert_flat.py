@@ -5,7 +5,9 @@ Every picture the owner gives is used (:func:`desert_pictures`): all eight gear 
 tunnel, well and clue, several photos of one piece (other light, another copy), and the storm
 cards. They are matched on the rectified mat (:mod:`.flat_art`): per cell, where the tile lies
 in and around its 70 mm cell (players push tiles about; a tile up to ``SEARCH_MM`` off its
-cell's centre is found) and which pictures fit it best.
+cell's centre is found) and which pictures fit it best. Where the tile lies is taken from its
+outline against the bare mat when that is clear (:mod:`.tile_outline`), so that every picture is
+compared at the same place and a wrong one cannot slide to where a sand marker's edges suit it.
 
 Scores become readings in two ways:
 
@@ -40,6 +42,7 @@ from ..mats import MatLayout, mat_layout
 from ..rectify import rectify
 from .flat_art import (COARSE_PPM, FINE_PPM, ArtBank, Match, Picture, chroma_image, coarse_image, contrast,
                        flatten_piece, gradient_image)
+from .tile_outline import locate_tiles, outline_size
 
 #: tile sizes tried when the size is estimated from a table (mm); 62 is the published tile
 TILE_SIZES_MM = (56.0, 58.0, 60.0, 62.0, 64.0, 66.0, 68.0)
@@ -68,6 +71,14 @@ LEAST_TILES = 12
 #: ``assistant bench setup``'s seeds (8 own-renderer, 4 second-renderer): at 8 every reading
 #: stayed the same (labels; confidences within 0.003); at 5 within 0.007; at 2 ten changed.
 EXPLAIN_NATS = 8.0
+#: a tile's outline (:func:`~.tile_outline.locate_tiles`) decides where every label is matched
+#: when its best place stands at least this far above the rest of its window (None: each label
+#: always finds its own place); then each label's fine search looks this many mm around it.
+#: Chosen on second-renderer stills of seeds 5100-5107, 6100-6107, 7100-7103 and own-renderer
+#: tables of seed 91 (none of them measuring seeds): at 0.35, 1 badly placed tile (> 5 mm off)
+#: of 331 was let through, 315 of 333 well placed ones used; on own renders, where tiles fill
+#: their cells and their outlines are faint, most cells keep their own search
+OUTLINE_PEAK, OUTLINE_SEARCH_MM = 0.35, 2.0
 
 BACK_OF_KIND = {"well": "water_back", "mirage": "water_back", "crash_site": "crash_site_back"}
 FACE_LABELS = ("well", "mirage", "tunnel", "gear", "launch_pad", "crash_site") + tuple(
@@ -275,6 +286,9 @@ class DesertFlat:
         self.tile_pictures, self.card_pictures, self.part_pictures = list(tiles), list(cards), list(parts)
         self.layout = layout or mat_layout("forbidden-desert")
         self.tile_mm = float(tile_mm)
+        #: the tiles' side their outlines fit best (:func:`~.tile_outline.outline_size`), set
+        #: by a whole-table read; None before one
+        self.outline_mm: float | None = None
         self._banks: dict[float, ArtBank] = {}
         self.cards = ArtBank([p for p in cards if p.label != "none"], CARD_MM, turns=(0,), blocks_kept=9)
 
@@ -371,13 +385,24 @@ class DesertFlat:
         bank = self.bank()
         if found is None or self.tile_mm != DEFAULT_TILE_MM:
             found = bank.coarse(coarse, region[:2], windows)
+        centres = {c: self.layout.cell(c).center_mm for c in cells}
+        if len(cells) >= 20:
+            self.outline_mm = outline_size(fine_img, bare, region[:2], FINE_PPM, centres, SEARCH_MM)
+        placed = locate_tiles(fine_img, bare, region[:2], FINE_PPM, centres, self.outline_mm or self.tile_mm,
+                              SEARCH_MM) if OUTLINE_PEAK is not None else {}
         out = {}
         for cell in cells:
             ranked = sorted(found.get(cell, {}).values(), key=lambda m: -m.score)
             # the backs always: the commonest tiles, and the plainest (a marker's edges on a
             # back can outshine its drawing in the coarse pass)
             shortlist = ranked[:SHORTLIST] + [m for m in ranked[SHORTLIST:] if m.label in BACK_LABELS]
-            fine_scores = bank.fine(fine, colour, region[:2], shortlist)
+            where = placed.get(cell)
+            if where is not None and where[2] >= OUTLINE_PEAK:
+                # every label at the one place the tile's outline gives (:mod:`.tile_outline`)
+                shortlist = [m._replace(centre_mm=where[0]) for m in shortlist]
+                fine_scores = bank.fine(fine, colour, region[:2], shortlist, search_mm=OUTLINE_SEARCH_MM)
+            else:
+                fine_scores = bank.fine(fine, colour, region[:2], shortlist)
             if not fine_scores:
                 out[cell] = CellScores({}, {}, {}, 0.0, empty[cell])
                 continue
