@@ -59,11 +59,6 @@ def bare_likeness(image: np.ndarray, bare: np.ndarray, sigma: float = BARE_SIGMA
     return np.exp(-0.5 * (d / sigma) ** 2).astype(np.float32)
 
 
-def _box(ii: np.ndarray, r0, c0, r1, c1):
-    """Sums over rows ``r0:r1``, columns ``c0:c1`` from an integral image (arrays of corners)."""
-    return ii[r1, c1] - ii[r0, c1] - ii[r1, c0] + ii[r0, c0]
-
-
 def outline_scores(bare: np.ndarray, side_px: int, strip_px: int) -> np.ndarray:
     """The outline score of a ``side_px`` square at every top-left pixel of a bare-likeness map.
 
@@ -90,16 +85,22 @@ def outline_scores(bare: np.ndarray, side_px: int, strip_px: int) -> np.ndarray:
     out = np.full((h_, w_), -np.inf, np.float32)
     if h_ < n + 2 * w + 1 or w_ < n + 2 * w + 1:
         return out
-    ii = cv2.integral(bare.astype(np.float64))
-    v, u = np.mgrid[w:h_ - n - w, w:w_ - n - w]
-    strip = float(n * w)
-    sides = ((_box(ii, v, u - w, v + n, u) - _box(ii, v, u, v + n, u + w))                     # left
-             + (_box(ii, v, u + n, v + n, u + n + w) - _box(ii, v, u + n - w, v + n, u + n))  # right
-             + (_box(ii, v - w, u, v, u + n) - _box(ii, v, u, v + w, u + n))                  # top
-             + (_box(ii, v + n, u, v + n + w, u + n) - _box(ii, v + n - w, u, v + n, u + n))  # bottom
-             ) / (4.0 * strip)
-    inside = 1.0 - _box(ii, v, u, v + n, u + n) / float(n * n)
-    out[w:h_ - n - w, w:w_ - n - w] = sides + inside
+    ii = cv2.integral(bare, sdepth=cv2.CV_32F)
+    rows, cols = h_ - n - 2 * w, w_ - n - 2 * w          # top-left pixels (w..) whose square fits
+
+    def box(r0: int, c0: int, r1: int, c1: int) -> np.ndarray:
+        # the sums over rows v+r0 .. v+r1, columns u+c0 .. u+c1 for every top-left (u, v)
+        def at(r, c):
+            return ii[w + r:w + r + rows, w + c:w + c + cols]
+        return at(r1, c1) - at(r0, c1) - at(r1, c0) + at(r0, c0)
+
+    sides = ((box(0, -w, n, 0) - box(0, 0, n, w))             # left: outside less inside
+             + (box(0, n, n, n + w) - box(0, n - w, n, n))    # right
+             + (box(-w, 0, 0, n) - box(0, 0, w, n))           # top
+             + (box(n, 0, n + w, n) - box(n - w, 0, n, n))    # bottom
+             ) / (4.0 * n * w)
+    inside = 1.0 - box(0, 0, n, n) / float(n * n)
+    out[w:w + rows, w:w + cols] = sides + inside
     return out
 
 
@@ -137,10 +138,12 @@ def locate_tiles(image: np.ndarray, bare: np.ndarray, origin_mm, ppm: float, cen
     return out
 
 
-def _window_best(scores: np.ndarray, origin_mm, ppm: float, centre_mm, search_mm: float, n: int) -> tuple:
+def _window_best(scores: np.ndarray, origin_mm, ppm: float, centre_mm, search_mm: float, n: int,
+                 peak: bool = True) -> tuple:
     """The best :func:`outline_scores` entry for a tile centred within ``search_mm`` of
     ``centre_mm``: ``((x, y) mm, score, peak)`` where ``peak`` is how far the score stands
-    above the window's median, or ``(None, -inf, 0.0)`` when the window is outside."""
+    above the window's median (0 unless ``peak``), or ``(None, -inf, 0.0)`` when the window is
+    outside."""
     cx, cy = centre_mm
     u0 = int(np.floor((cx - search_mm - origin_mm[0]) * ppm - n / 2))
     v0 = int(np.floor((cy - search_mm - origin_mm[1]) * ppm - n / 2))
@@ -151,7 +154,7 @@ def _window_best(scores: np.ndarray, origin_mm, ppm: float, centre_mm, search_mm
         return None, -np.inf, 0.0
     dv, du = np.unravel_index(int(np.argmax(win)), win.shape)
     u, v = max(u0, 0) + du, max(v0, 0) + dv
-    peak = float(win[dv, du]) - float(np.median(win[np.isfinite(win)]))
+    peak = float(win[dv, du]) - float(np.median(win[np.isfinite(win)])) if peak else 0.0
     return (origin_mm[0] + (u + n / 2) / ppm, origin_mm[1] + (v + n / 2) / ppm), float(win[dv, du]), peak
 
 
@@ -162,15 +165,26 @@ OUTLINE_SIZES_MM = tuple(float(s) for s in range(54, 71))
 
 def outline_size(image: np.ndarray, bare: np.ndarray, origin_mm, ppm: float, centres_mm: Mapping,
                  search_mm: float, sizes_mm=OUTLINE_SIZES_MM) -> float:
-    """The tiles' side that their outlines fit best: of ``sizes_mm``, the one whose
-    :func:`locate_tiles` scores summed over ``centres_mm`` are highest (arguments as there).
-    Returns a side in mm; the middle of ``sizes_mm`` when no cell's window fits the image."""
+    """The tiles' side that their outlines fit best: of ``sizes_mm`` (evenly spaced), the one
+    whose :func:`locate_tiles` scores summed over ``centres_mm`` are highest (arguments as
+    there), looked for among every other size and then beside the best of those. Returns a side
+    in mm; the middle of ``sizes_mm`` when no cell's window fits the image."""
     likeness = bare_likeness(image, bare)
-    totals = {}
-    for size in sizes_mm:
-        n = int(round(size * ppm))
-        scores = outline_scores(likeness, n, max(1, int(round(STRIP_MM * ppm))))
-        totals[size] = sum(_window_best(scores, origin_mm, ppm, c, search_mm, n)[1] for c in centres_mm.values())
-    if not totals or not np.isfinite(max(totals.values())):
-        return float(sizes_mm[len(sizes_mm) // 2])
-    return max(totals, key=totals.get)
+    strip = max(1, int(round(STRIP_MM * ppm)))
+    totals: dict[float, float] = {}
+
+    def total(size: float) -> float:
+        if size not in totals:
+            n = int(round(size * ppm))
+            scores = outline_scores(likeness, n, strip)
+            totals[size] = sum(_window_best(scores, origin_mm, ppm, c, search_mm, n, peak=False)[1]
+                               for c in centres_mm.values())
+        return totals[size]
+
+    sizes = sorted(sizes_mm)
+    best = max(sizes[::2], key=total)                        # every other size, then the best's neighbours
+    i = sizes.index(best)
+    best = max(sizes[max(i - 1, 0):i + 2], key=total)
+    if not np.isfinite(totals[best]):
+        return float(sizes[len(sizes) // 2])
+    return best
