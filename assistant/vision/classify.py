@@ -496,21 +496,10 @@ def classify_batch(model: CellClassifier, crops: np.ndarray) -> Predictions:
 
 
 def label_confidence(model: CellClassifier, scores: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """The calibrated confidence of label ``index[n]`` (not necessarily the top one) of each row
-    of ``scores`` (:attr:`Predictions.scores` of ``model``): its softmax probability among the
-    label scores and the reject score, as :func:`classify_batch` gives it for the top label.
-
-    Parameters
-    ----------
-    model : CellClassifier
-    scores : (N, L) float
-    index : (N,) int
-        Label indices into ``model.labels``.
-
-    Returns
-    -------
-    (N,) float64 in [0, 1]
-    """
+    """Calibrated confidence ``(N,) float64`` in [0, 1] of label ``index[n]`` (``(N,) int`` into
+    ``model.labels``, not necessarily the top one) of each row of ``scores`` (``(N, L)``,
+    :attr:`Predictions.scores`): its softmax probability among the label scores and the reject
+    score, as :func:`classify_batch` gives it for the top label."""
     return _confidence(np.asarray(scores, np.float64), np.asarray(index, np.intp), model.temperature, model.reject_score)
 
 
