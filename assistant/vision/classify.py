@@ -495,6 +495,14 @@ def classify_batch(model: CellClassifier, crops: np.ndarray) -> Predictions:
     return Predictions(tuple(model.labels[i] for i in top), confidence, margin, scores)
 
 
+def label_confidence(model: CellClassifier, scores: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Calibrated confidence ``(N,) float64`` in [0, 1] of label ``index[n]`` (``(N,) int`` into
+    ``model.labels``, not necessarily the top one) of each row of ``scores`` (``(N, L)``,
+    :attr:`Predictions.scores`): its softmax probability among the label scores and the reject
+    score, as :func:`classify_batch` gives it for the top label."""
+    return _confidence(np.asarray(scores, np.float64), np.asarray(index, np.intp), model.temperature, model.reject_score)
+
+
 def classify(model: CellClassifier, crop: np.ndarray) -> Prediction:
     """Classify one crop: ``(label, confidence, margin)`` as in :func:`classify_batch`.
 

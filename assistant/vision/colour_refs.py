@@ -138,6 +138,34 @@ class ColourFrame:
         fill = np.where(n > 0, mean_ok, np.maximum(np.max(lin, axis=-1, keepdims=True), 1.0))
         return np.where(clipped, np.maximum(fill, lin), lin).astype(np.float32)
 
+    def corrected(self, bgr: np.ndarray) -> np.ndarray:
+        """Camera levels re-encoded as the mat's references say the print is: sRGB levels of the
+        printed reflectance relative to the reference strip's paper (:meth:`to_linear`, then
+        :attr:`matrix` where no channel is clipped, then the sRGB curve, IEC 61966-2-1), so a
+        frame's colour cast, exposure and tone curve are taken out before a classifier sees it.
+        Brighter than the strip's paper (glare) clips to 255. Without references
+        (:attr:`from_mat` false) the levels are returned unchanged.
+
+        Parameters
+        ----------
+        bgr : (..., 3) uint8
+            Camera levels, BGR.
+
+        Returns
+        -------
+        (..., 3) uint8
+        """
+        bgr = np.asarray(bgr)
+        if not self.from_mat:
+            return bgr
+        lut = self.to_linear(np.repeat(np.arange(256, dtype=np.float32)[:, None], 3, axis=1))   # (256, 3)
+        lin = np.stack([lut[bgr[..., c], c] for c in range(3)], axis=-1)
+        mixed = np.einsum("...c,dc->...d", lin, self.matrix.astype(np.float32))
+        lin = np.where(np.any(self.clipped(bgr), axis=-1, keepdims=True), lin, mixed)
+        lin = np.clip(lin, 0.0, 1.0)
+        enc = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * np.power(lin, 1 / 2.4) - 0.055)
+        return np.round(enc * 255.0).astype(np.uint8)
+
 
 def nominal(reason: str = "no colour references") -> ColourFrame:
     """The correction without references: the sRGB curve and the identity matrix."""

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from assistant.vision.classify import (FEATURE_VERSION, cell_features, classify, classify_batch, fit_classifier,
-                                       grey_world, hog_batch, load, prepare_crop, save)
+                                       grey_world, hog_batch, label_confidence, load, prepare_crop, save)
 from assistant.vision.teach import (AugmentSettings, Example, add_teach_command, augment, collect_round_crops,
                                     format_arrangement, forbidden_desert_arrangement, image_examples,
                                     prescribed_arrangement, printed_cell_example, teach, teach_from_crops,
@@ -339,6 +339,10 @@ def test_batch_equals_single_margin_and_confidence_ranges(synth_model):
         assert one.margin == pytest.approx(batch.margin[i], rel=1e-5, abs=1e-5)
     assert np.all(batch.margin >= 0) and np.all((batch.confidence >= 0) & (batch.confidence <= 1))
     assert [p.label for p in batch] == list(batch.labels)
+    top = np.array([synth_model.labels.index(l) for l in batch.labels])
+    assert np.allclose(label_confidence(synth_model, batch.scores, top), batch.confidence)
+    other = (top + 1) % len(synth_model.labels)              # another label is never more likely than the top one
+    assert np.all(label_confidence(synth_model, batch.scores, other) <= batch.confidence + 1e-12)
 
 
 @hsettings(max_examples=20, deadline=None)

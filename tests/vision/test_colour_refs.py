@@ -63,3 +63,23 @@ def test_covered_references_are_not_trusted():
                                                 np.float64), h).reshape(-1, 2)
         cv2.fillConvexPoly(image, np.round(pts).astype(np.int32), (60, 90, 140))
     assert not colour_frame(image, h, layout).from_mat
+
+
+def test_corrected_levels_show_the_print_whatever_the_pipeline():
+    """The mat's paper and its printed inks, re-encoded by :meth:`ColourFrame.corrected`, come
+    back near their printed sRGB levels after a tinted, crosstalking, gamma-shifted pipeline."""
+    layout = mat_layout("discovery-island")
+    h = camera_homography(layout, 20, 30, distance_mm=1100.0)
+    image = _webcam(render(layout, h, draw_mat(layout, TEX_PPM)), (0.7, 0.95, 1.0), 0.8, 0.08, 0.05)
+    cf = colour_frame(image, h, layout)
+    assert cf.from_mat, cf.source
+    strip = read_strips(image, h, layout)[0]
+    names = sorted(strip)
+    seen = np.array([strip[n][0] for n in names])                                  # (K, 3) camera levels
+    want = np.array([next(r.bgr for r in layout.references if r.name == n) for n in names], np.float64)
+    got = cf.corrected(np.round(seen).astype(np.uint8)).astype(np.float64)
+    assert got.shape == want.shape
+    # camera levels are off by 26 levels (median over patches and channels), corrected ones by 5
+    assert np.median(np.abs(seen - want)) > 3 * np.median(np.abs(got - want))
+    assert np.median(np.abs(got - want)) < 8
+    assert nominal().corrected(np.uint8([[1, 2, 3]])).tolist() == [[1, 2, 3]]     # no references: unchanged

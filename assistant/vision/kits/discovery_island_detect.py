@@ -18,6 +18,19 @@ the mat in rendered table views under many lights and camera angles, and one
 :func:`~assistant.vision.classify.fit_classifier` discriminant per slot kind is fitted on the
 crops (prototypes = designs). :func:`load_or_teach` caches the three classifiers in a folder
 (:func:`default_model_dir`).
+
+Colour from the mat, not from the camera: every crop, taught or read, is first re-encoded as the
+mat's printed colour references say the print is
+(:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`: the frame's tone curve from the
+neutrals, then its colour matrix), so a webcam's white balance, exposure and tone curve do not
+move the crop's colours; each teaching view is also seen through random webcam pipelines
+(:func:`~assistant.vision.render.webcam.random_webcam`, :data:`WEBCAM_COPIES`), several effects
+at once, whose ranges are documented there (apart from the held-out pictures' ranges,
+:mod:`assistant.bench.kit_photos`).
+
+The three slots of a hex are read together (:func:`kit_decode`): the kit prints 48 designs, so
+a hex's tile, number and mark are one of them (or a bare hex), and the design whose three labels
+score best together gives all three; a slot is never surer than its own classifier says.
 """
 
 from __future__ import annotations
@@ -33,9 +46,11 @@ import cv2
 import numpy as np
 
 from ...tracking.base import Reading
-from ..classify import CellClassifier, cell_features, classify_batch, fit_classifier, load, save
+from ..classify import CellClassifier, cell_features, classify_batch, fit_classifier, label_confidence, load, save
+from ..colour_refs import ColourFrame, colour_frame
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
+from ..render.webcam import random_webcam
 from .discovery_island import MARK_CENTRE_MM, NUMBER_CENTRE_MM, all_designs, slot_labels
 
 GAME = "discovery-island"
@@ -47,7 +62,7 @@ REGIONS: dict[str, tuple[tuple[float, float], float, int]] = {
     "mark": (MARK_CENTRE_MM, 15.0, 32),
 }
 #: changes whenever the art, the regions or the teaching change: a cached model of another version is taught again
-MODEL_VERSION = "discovery-island-kit/4"
+MODEL_VERSION = "discovery-island-kit/5"
 
 
 #: (min confidence, min margin) of a sure reading per slot kind. The margins separate right from
@@ -121,8 +136,10 @@ def region_crop(frame: np.ndarray, homography: np.ndarray, centre_mm: tuple[floa
 
 
 def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
-              layout: MatLayout | None = None) -> dict[str, np.ndarray]:
-    """The crops of every slot kind for ``cells``: kind -> ``(len(cells), S, S, 3) uint8`` (S of :data:`REGIONS`)."""
+              layout: MatLayout | None = None, colour: ColourFrame | None = None) -> dict[str, np.ndarray]:
+    """The crops of every slot kind for ``cells``: kind -> ``(len(cells), S, S, 3) uint8`` (S of
+    :data:`REGIONS`), camera levels; with ``colour``, re-encoded as the mat's references say the
+    print is (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`)."""
     layout = layout or mat_layout(GAME)
     out = {}
     for kind, ((dx, dy), side, size) in REGIONS.items():
@@ -130,7 +147,7 @@ def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[i
         for i, cell in enumerate(cells):
             cx, cy = layout.cell(tuple(cell)).center_mm
             batch[i] = region_crop(frame, homography, (cx + dx, cy + dy), side, size)
-        out[kind] = batch
+        out[kind] = batch if colour is None else colour.corrected(batch)
     return out
 
 
@@ -143,6 +160,10 @@ TEACH_SIZES = ((1280, 720), (1920, 1080))
 TEACH_SEED = 10_000          #: teaching views use seeds from here on; measuring code keeps away from them
 #: weight of the identity in the discriminant's covariance (0.05: tuned on seeds 5-9, see the bench)
 SHRINKAGE = 0.05
+#: each teaching view is also seen through this many random webcam pipelines
+#: (:func:`~assistant.vision.render.webcam.random_webcam`, its ranges documented there); 2 was
+#: better than 0, 1 and 3 on the second renderer's tuning stills (seeds 101-116, 201-216)
+WEBCAM_COPIES = 2
 
 
 def _view_features(seed: int, count: int) -> tuple[dict[str, list[np.ndarray]], list[np.ndarray]]:
@@ -152,12 +173,17 @@ def _view_features(seed: int, count: int) -> tuple[dict[str, list[np.ndarray]], 
     designs = all_designs()
     feats: dict[str, list[np.ndarray]] = {k: [] for k in SLOT_KINDS}
     protos = []
+    layout = mat_layout(GAME)
+    rng = np.random.default_rng([seed, 18])
     for frame, homography, truth, _name in views(seed, count, "train", size=TEACH_SIZES, cameras=4, fill=0.85):
         cells = sorted(truth)
-        crops = hex_crops(frame, homography, cells)
-        for kind in SLOT_KINDS:
-            feats[kind].append(cell_features(crops[kind]))
-        protos.append(np.array([len(designs) if truth[c] is None else designs.index(truth[c]) for c in cells]))
+        proto = np.array([len(designs) if truth[c] is None else designs.index(truth[c]) for c in cells])
+        for k in range(1 + WEBCAM_COPIES):
+            seen = frame if k == 0 else random_webcam(frame, rng)
+            crops = hex_crops(seen, homography, cells, layout, colour_frame(seen, homography, layout))
+            for kind in SLOT_KINDS:
+                feats[kind].append(cell_features(crops[kind]))
+            protos.append(proto)
     return feats, protos
 
 
@@ -167,11 +193,15 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     The kit's 48 designs are laid (dealt evenly, a few millimetres off and turned a few degrees,
     as by hand) on the hexes of the mat in ``views`` rendered table views under the ``train``
     conditions of :mod:`.discovery_island_scene` (any light, glare, colour cast, dim rooms,
-    defocus, 720p and 1080p webcams at random angles); every hex gives one crop per slot kind.
-    Each design (and the bare hex) is one prototype of
+    defocus, 720p and 1080p webcams at random angles), each view as rendered and through
+    :data:`WEBCAM_COPIES` random webcam pipelines (:func:`~assistant.vision.render.webcam.random_webcam`);
+    every hex gives one crop per slot kind and picture, re-encoded by the mat's colour
+    references (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`). Each design (and the bare hex) is one prototype of
     :func:`~assistant.vision.classify.fit_classifier`, labelled by :func:`~.discovery_island.slot_labels`,
     so the nuisances of light and placement fill the within-prototype covariance. Confidence is
-    calibrated on :data:`CALIBRATION_VIEWS` other views. About 20 s on one core.
+    calibrated on :data:`CALIBRATION_VIEWS` other views (through the pipelines too). About 80 s
+    on one core (``python -c "from assistant.vision.kits.discovery_island_detect import
+    load_or_teach; load_or_teach()"`` teaches and caches it).
 
     Parameters
     ----------
@@ -283,7 +313,9 @@ def load_or_teach(folder: str | Path | None = None, seed: int = 0) -> DIModel:
 
 def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells: Iterable[tuple[int, int]],
                kinds: Sequence[str] = SLOT_KINDS, layout: MatLayout | None = None) -> dict[tuple, SlotReading]:
-    """Read the slots of ``cells`` off one frame.
+    """Read the slots of ``cells`` off one frame, its colours first corrected by the mat's
+    references (:func:`~assistant.vision.colour_refs.colour_frame`; the camera's levels as they
+    are when the references are covered or out of view).
 
     Parameters
     ----------
@@ -299,23 +331,41 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     Returns
     -------
     dict slot -> SlotReading
-        Slots ``(kind, col, row)``; ``second`` is the runner-up label.
+        Slots ``(kind, col, row)``; ``second`` is the runner-up label. With all three kinds the
+        labels are those of the best design (:func:`kit_decode`) and the margin is the smaller of
+        the design's margin and the slot classifier's own (0 when it preferred another label).
     """
     cells = [tuple(c) for c in cells]
     if not cells:
         return {}
+    layout = layout or mat_layout(GAME)
     crops = hex_crops(frame, homography, cells, layout)
-    washed = washed_out(crops["tile"])
+    washed = washed_out(crops["tile"])                 # on the camera's levels, as WASHED_RATIO was tuned
+    colour = colour_frame(frame, homography, layout)
+    crops = {kind: colour.corrected(batch) for kind, batch in crops.items()}
+    scores = {kind: classify_batch(model.of(kind), crops[kind]).scores for kind in kinds}
+    chosen = kit_decode(model, scores) if set(kinds) == set(SLOT_KINDS) else None
     out: dict[tuple, SlotReading] = {}
     for kind in kinds:
         clf = model.of(kind)
-        preds = classify_batch(clf, crops[kind])
-        runner = np.argsort(-preds.scores, axis=1)[:, 1]
-        conf, margin = SURE[kind]
+        own = scores[kind]
+        if chosen is None:
+            top = np.argmax(own, axis=1)
+            runner = np.argsort(-own, axis=1)[:, 1]
+        else:
+            top, runner = chosen[kind]
+        rows = np.arange(len(cells))
+        # never surer than the slot's own classifier: its score of the label over its best other label
+        others = np.where(np.arange(own.shape[1])[None, :] == top[:, None], -np.inf, own)
+        margin = np.maximum(own[rows, top] - others.max(axis=1), 0.0)
+        if chosen is not None:
+            margin = np.minimum(margin, chosen[kind + ":margin"])
+        confidence = label_confidence(clf, own, top)
+        conf, min_margin = SURE[kind]
         for i, cell in enumerate(cells):
-            out[(kind, *cell)] = SlotReading(label=preds.labels[i], confidence=float(preds.confidence[i]),
-                                             margin=float(preds.margin[i]), second=clf.labels[runner[i]],
-                                             min_confidence=conf, min_margin=margin,
+            out[(kind, *cell)] = SlotReading(label=clf.labels[top[i]], confidence=float(confidence[i]),
+                                             margin=float(margin[i]), second=clf.labels[runner[i]],
+                                             min_confidence=conf, min_margin=min_margin,
                                              washed=bool(washed[i]) and kind != "tile")
     if "tile" in kinds:                     # only a face or a marker tile has a number and a mark to wash out
         for cell in cells:
@@ -323,6 +373,44 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
                 for kind in kinds:
                     if kind != "tile" and out[(kind, *cell)].washed:
                         out[(kind, *cell)] = replace(out[(kind, *cell)], washed=False)
+    return out
+
+
+def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The three slots of each hex read together, as one of the kit's designs (or a bare hex).
+
+    A hex shows one of :func:`~.discovery_island.all_designs` or nothing, so its tile, number and
+    mark are not independent (a jungle face bears 2, 3 or 4; a shortcut on a mountain is a 4):
+    each design's score is the sum over the slot kinds of the kind's label score divided by the
+    classifier's temperature (its calibrated log-likelihood, :func:`~assistant.vision.classify.fit_classifier`),
+    and every slot takes its label from the best design.
+
+    Parameters
+    ----------
+    model : DIModel
+    scores : dict kind -> (N, L_kind) float
+        :attr:`~assistant.vision.classify.Predictions.scores` of each kind's classifier, rows = hexes.
+
+    Returns
+    -------
+    dict
+        ``kind -> (top (N,) int, runner-up (N,) int)`` label indices into the kind's classifier
+        labels (the runner-up: the best other label's best design), and ``kind + ":margin" -> (N,)``
+        the best design's score over the best design with another label of that kind, in the
+        kind's own score units (times its temperature).
+    """
+    table = [slot_labels(d) for d in all_designs()] + [slot_labels(None)]
+    index = {k: np.array([model.of(k).labels.index(t[i]) for t in table]) for i, k in enumerate(SLOT_KINDS)}
+    joint = sum(np.asarray(scores[k], np.float64)[:, index[k]] / model.of(k).temperature for k in SLOT_KINDS)
+    best = np.argmax(joint, axis=1)
+    rows = np.arange(len(best))
+    out: dict[str, np.ndarray] = {}
+    for k in SLOT_KINDS:
+        top = index[k][best]
+        other = np.where(index[k][None, :] == top[:, None], -np.inf, joint)
+        second = np.argmax(other, axis=1)
+        out[k] = (top, index[k][second])
+        out[k + ":margin"] = (joint[rows, best] - other[rows, second]) * model.of(k).temperature
     return out
 
 
