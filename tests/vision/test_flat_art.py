@@ -205,3 +205,17 @@ def test_sand_structure_sees_a_marker_of_the_art_s_own_colour():
     full = P.sand_features(F.Residual(marked, art, tile, np.zeros_like(tile), np.ones(3, np.float32),
                                       np.zeros(3, np.float32), (0.0, 0.0), 1.5), centre)
     assert full.shape == (P.SAND_FEATURES,) and np.allclose(full[-P.STRUCTURE_FEATURES:], covered)
+
+
+def test_the_sand_teaching_command_writes_a_model_that_keeps_the_blob_network(tmp_path):
+    """``python -m assistant.vision.detectors.teach_sand`` on one table per seed: a loadable
+    model whose sand network reads the new features and whose blob network is the shipped one."""
+    from assistant.vision.detectors import forbidden_desert as fd
+    from assistant.vision.detectors import teach_sand
+
+    assert teach_sand.main(["--tables", "1", "-o", str(tmp_path / "m.npz")]) == 0
+    got, shipped = P.PieceBlobs.load(tmp_path / "m.npz"), fd.shipped_blobs()
+    assert got.sand_net.features == P.SAND_FEATURES and got.part_colours == shipped.part_colours
+    assert all(np.array_equal(a, b) for a, b in zip(got.net.arrays().values(), shipped.net.arrays().values()))
+    probs = got.sand(np.zeros(P.SAND_FEATURES, np.float32))
+    assert probs.shape == (3,) and abs(float(probs.sum()) - 1) < 1e-5

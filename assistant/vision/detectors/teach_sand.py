@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     def progress(done, total):
         print(f"\rteaching tables {done}/{total}", end="", file=sys.stderr, flush=True)
 
-    rows, classes = sand_rows(progress=progress)
+    rows, classes = sand_rows(tables=args.tables, progress=progress)
     print(file=sys.stderr)
     PieceBlobs(net, teach_sand(rows, classes), parts).save(args.out)
     print(f"{args.out}: sand network taught on {len(classes)} cells of {len(SEEDS) * args.tables} tables")
