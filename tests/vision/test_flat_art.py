@@ -167,3 +167,55 @@ def test_tiles_pushed_20_mm_off_their_cells_read_as_well_as_centred_ones():
             total += 1
             wrong += reading.label != truth[slot]
     assert total == 50 and wrong == 0, f"{wrong} of {total}"
+
+
+def _art_and_marker(ppm=F.PPM, side_mm=76.0):
+    """A textured tile's art (grey-brown blotches) and the same with a plain 30 mm disc on its
+    centre of the art's own mean colour and a thin darker rim: what colour alone barely shows."""
+    import cv2
+
+    rng = np.random.default_rng(3)
+    n = int(side_mm * ppm)
+    art = cv2.GaussianBlur(rng.normal(0, 1, (n, n)).astype(np.float32), (0, 0), 2.0)
+    art = np.dstack([90 + 60 * art, 110 + 60 * art, 140 + 60 * art]).clip(0, 255).astype(np.float32)
+    seen = art + rng.normal(0, 1.5, art.shape).astype(np.float32)
+    marked = seen.copy()
+    centre = (n // 2, n // 2)
+    cv2.circle(marked, centre, int(15 * ppm), tuple(float(c) for c in art.reshape(-1, 3).mean(axis=0)), -1)
+    cv2.circle(marked, centre, int(15 * ppm), tuple(float(c) * 0.8 for c in art.reshape(-1, 3).mean(axis=0)), 2)
+    return art, seen, marked, (side_mm / 2, side_mm / 2)
+
+
+def test_sand_structure_sees_a_marker_of_the_art_s_own_colour():
+    """The edge features tell a plain marker from the busy art under it though their mean colours
+    are equal: the normalised gradients differ on its face, its face is plainer, its outline radial."""
+    art, seen, marked, centre = _art_and_marker()
+    tile = np.ones(art.shape[:2], bool)
+
+    def features(crop):
+        res = F.Residual(crop, art, tile, np.zeros_like(tile), np.ones(3, np.float32), np.zeros(3, np.float32),
+                         (0.0, 0.0), 1.5)
+        return P.sand_structure(res, centre)
+
+    bare, covered = features(seen), features(marked)
+    assert bare.shape == covered.shape == (P.STRUCTURE_FEATURES,) and bare.dtype == np.float32
+    assert np.all(covered[:4] > bare[:4] + 0.2)               # the centre's gradients no longer the art's
+    assert covered[5] < bare[5] - 0.5                          # a plain face: fewer edges than the art
+    assert covered[8] > 0.6 and abs(bare[8] - 0.5) < 0.2      # the extra edges point to the centre
+    full = P.sand_features(F.Residual(marked, art, tile, np.zeros_like(tile), np.ones(3, np.float32),
+                                      np.zeros(3, np.float32), (0.0, 0.0), 1.5), centre)
+    assert full.shape == (P.SAND_FEATURES,) and np.allclose(full[-P.STRUCTURE_FEATURES:], covered)
+
+
+def test_the_sand_teaching_command_writes_a_model_that_keeps_the_blob_network(tmp_path):
+    """``python -m assistant.vision.detectors.teach_sand`` on one table per seed: a loadable
+    model whose sand network reads the new features and whose blob network is the shipped one."""
+    from assistant.vision.detectors import forbidden_desert as fd
+    from assistant.vision.detectors import teach_sand
+
+    assert teach_sand.main(["--tables", "1", "-o", str(tmp_path / "m.npz")]) == 0
+    got, shipped = P.PieceBlobs.load(tmp_path / "m.npz"), fd.shipped_blobs()
+    assert got.sand_net.features == P.SAND_FEATURES and got.part_colours == shipped.part_colours
+    assert all(np.array_equal(a, b) for a, b in zip(got.net.arrays().values(), shipped.net.arrays().values()))
+    probs = got.sand(np.zeros(P.SAND_FEATURES, np.float32))
+    assert probs.shape == (3,) and abs(float(probs.sum()) - 1) < 1e-5

@@ -161,7 +161,9 @@ def blob_class(mask: np.ndarray, footprints: dict, truth: dict, share: float = 0
 #: of readings that pictures made otherwise prove wrong. Chosen on held-out own-render rows
 #: (seed 400, not the second renderer): at 1, 12 of 748 sand rows and 17 of 748 blob rows were
 #: wrong with confidence >= 0.9; at 2, 0 of the 419 sand rows and 3 of the 144 blob rows still
-#: that sure were wrong.
+#: that sure were wrong. The sand network taught again with its edge features
+#: (:mod:`.teach_sand`) keeps it: at 2, none of its readings on the second renderer's
+#: development stills (seeds 5100-5115, 6100-6115, 7100-7107) was wrong that surely.
 TEMPERATURE = 2.0
 
 
@@ -316,7 +318,9 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
 # --- sand, read at the tile's centre ---------------------------------------------------------------
 
 SAND_CLASSES = ("none", "light", "dark")
-SAND_FEATURES = 14
+#: 14 of the residual's colour (:func:`sand_features`) and ``STRUCTURE_FEATURES`` of its edges
+#: (:func:`sand_structure`)
+SAND_FEATURES = 23
 #: radii (mm) around the tile's centre where the residual is looked at: a sand marker (18 mm
 #: or more across) lies on the centre, a stack within a few mm of it
 SAND_RADII_MM = (5.0, 9.0, 13.0)
@@ -330,7 +334,10 @@ def sand_features(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray
     spread in L (1), the same of what the picture predicted there (3 + 1); the mean residual
     there over the fit's noise (1); the fit's noise (1) and the share of the whole tile it
     explains (1). A stack of markers shows only its top one, so its colour decides light or
-    dark; a pawn or a part at the tile's corner does not reach the centre."""
+    dark; a pawn or a part at the tile's corner does not reach the centre. Then what the
+    marker does to the tile's edges, whatever its colour (:func:`sand_structure`, 9): a brown
+    stack on brown art barely changes the colour there, but it hides the art's edges and adds
+    its own outline."""
     h, w = res.tile.shape
     yy, xx = np.ogrid[0:h, 0:w]
     cx = (tile_centre_mm[0] - res.origin_mm[0]) * ppm
@@ -346,4 +353,56 @@ def sand_features(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray
     resid = np.abs(res.crop[centre] - res.predicted[centre]).max(axis=1).mean() / max(res.noise, 1.0)
     explained = float((~res.occluded & res.tile).sum()) / max(float(res.tile.sum()), 1.0)
     return np.array([*shares, *(seen.mean(axis=0) / 100), seen[:, 0].std() / 50, *(pred.mean(axis=0) / 100),
-                     pred[:, 0].std() / 50, min(resid / 10, 3.0), res.noise / 50, explained], np.float32)
+                     pred[:, 0].std() / 50, min(resid / 10, 3.0), res.noise / 50, explained,
+                     *sand_structure(res, tile_centre_mm, ppm)], np.float32)
+
+
+#: rings (mm from the tile's centre) where the edges seen are compared with the picture's: the
+#: marker's face, its outline (18-40 mm markers), and around it
+EDGE_RINGS_MM = ((0.0, 9.0), (9.0, 16.0), (16.0, 23.0))
+STRUCTURE_FEATURES = 9
+
+
+def sand_structure(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray:
+    """What a sand marker changes in the tile's edges, whatever its colour: ``(STRUCTURE_FEATURES,)
+    float32``.
+
+    From the normalised gradients of the crop and of the predicted picture
+    (:func:`~.flat_art.gradient_image`, unit-free) the mean of half their difference's length
+    (0 the same edges .. about 1 none alike) within ``SAND_RADII_MM`` and 18 mm of the tile's
+    centre (4), and that mean over the whole tile (1, how well the picture fits anywhere). From
+    the raw grey gradient magnitudes (grey levels per px, seen and predicted are in the same light
+    after the fit) the log ratio of seen to predicted mean magnitude in each of ``EDGE_RINGS_MM``
+    (3: a marker plainer than the art lowers it on its face, its outline raises it at its edge);
+    and the share of the extra edge energy in the 8-22 mm ring that points to or from the centre
+    (1: an outline round the centre is radial, the art's own edges are not)."""
+    from .flat_art import gradient_image
+
+    h, w = res.tile.shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    dx = xx - (tile_centre_mm[0] - res.origin_mm[0]) * ppm
+    dy = yy - (tile_centre_mm[1] - res.origin_mm[1]) * ppm
+    r = np.hypot(dx, dy) / ppm
+    tile = res.tile
+    if not tile.any():
+        return np.zeros(STRUCTURE_FEATURES, np.float32)
+    seen = cv2.cvtColor(np.clip(res.crop, 0, 255).astype(np.float32), cv2.COLOR_BGR2GRAY)
+    pred = cv2.cvtColor(np.clip(res.predicted, 0, 255).astype(np.float32), cv2.COLOR_BGR2GRAY)
+    diff = 0.5 * np.linalg.norm(gradient_image(seen, ppm) - gradient_image(pred, ppm), axis=2)
+
+    def mean_in(values, sel):
+        sel = sel & tile
+        return float(values[sel].mean()) if sel.any() else 0.0
+
+    out = [mean_in(diff, r <= radius) for radius in (*SAND_RADII_MM, 18.0)] + [mean_in(diff, tile)]
+    mags = []
+    for grey in (seen, pred):
+        gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+        mags.append((gx, gy, cv2.magnitude(gx, gy)))
+    out += [float(np.log((mean_in(mags[0][2], (r >= a) & (r < b)) + 1.0) / (mean_in(mags[1][2], (r >= a) & (r < b)) + 1.0)))
+            for a, b in EDGE_RINGS_MM]
+    gx, gy, m = mags[0]
+    extra = np.maximum(m ** 2 - mags[1][2] ** 2, 0.0) * ((r >= 8.0) & (r < 22.0) & tile)
+    radial = (gx * dx + gy * dy) ** 2 / np.maximum(m ** 2 * (dx ** 2 + dy ** 2), 1e-6)
+    out.append(float((extra * radial).sum() / extra.sum()) if extra.sum() > 0 else 0.5)
+    return np.array(out, np.float32)

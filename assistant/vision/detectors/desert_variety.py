@@ -4,10 +4,12 @@ The blob classifier (:class:`~.desert_pieces.PieceBlobs`) must read sand markers
 was not taught on (another copy of the game, another maker's markers), so its teaching tables
 vary what our art fixes (:func:`sand_art`, :func:`pawn_look`):
 
-- sand markers: a disc, a square or a rounded square of 18-40 mm; the light side any pale sand
-  colour (hue 15-45 degrees, saturation 0.1-0.5, value 0.65-0.97) with ripples or speckles,
-  the dark side any brown to ochre (saturation 0.35-0.85, value 0.25-0.6) with a cross, a
-  hatched cross, a ring or nothing on it;
+- sand markers: a disc, a square, a rounded square or an octagon of 16-42 mm; the light side
+  any pale sand colour (hue 10-50 degrees, saturation 0.05-0.5, value 0.55-0.97) with ripples,
+  speckles or blotches, the dark side any brown to ochre (hue 5-45 degrees, saturation
+  0.2-0.85, value 0.2-0.7: as pale as some tiles' own browns, so that colour alone cannot
+  tell it) with a cross, a hatched cross, a ring, stripes, dots or nothing on it; half of them
+  with a rim 1-3 px darker or lighter than the face (a cut edge);
 - pawns: the six colours with hue moved up to 12 degrees, saturation and value by up to 25 %,
   base radius 6.5-10 mm, height 24-36 mm, a pawn or a cylinder;
 - parts: the project's own part art, 22-44 mm, turned any way;
@@ -43,25 +45,31 @@ COLOUR_OF = {"archeologist": "red", "climber": "black", "explorer": "green", "me
 
 
 def sand_art(rng: random.Random, dark: bool) -> tuple[np.ndarray, float]:
-    """A sand marker of a random look (see the module docstring): ``(BGRA uint8, side mm)``."""
-    side = rng.uniform(18.0, 40.0)
+    """A sand marker of a random look (see the module docstring): ``(BGRA uint8 (96, 96, 4),
+    side mm)``."""
+    side = rng.uniform(16.0, 42.0)
     n = 96
     if dark:
-        h, s, v = rng.uniform(10, 40) / 360, rng.uniform(0.35, 0.85), rng.uniform(0.25, 0.6)
+        h, s, v = rng.uniform(5, 45) / 360, rng.uniform(0.2, 0.85), rng.uniform(0.2, 0.7)
     else:
-        h, s, v = rng.uniform(15, 45) / 360, rng.uniform(0.1, 0.5), rng.uniform(0.65, 0.97)
+        h, s, v = rng.uniform(10, 50) / 360, rng.uniform(0.05, 0.5), rng.uniform(0.55, 0.97)
     r, g, b = colorsys.hsv_to_rgb(h, s, v)
     img = np.empty((n, n, 3), np.float32)
     img[:] = (b * 255, g * 255, r * 255)
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
-    if rng.random() < 0.5:
+    texture = rng.choice(("ripples", "speckles", "blotches"))
+    nrng = np.random.default_rng(rng.randrange(1 << 30))
+    if texture == "ripples":
         img *= (1.0 + rng.uniform(0.02, 0.1) * np.sin(yy / rng.uniform(3, 8) + rng.uniform(0, 6)))[..., None]
+    elif texture == "speckles":
+        img *= (1.0 + nrng.normal(0, rng.uniform(0.02, 0.08), (n, n)))[..., None]
     else:
-        img *= (1.0 + np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(0.02, 0.08), (n, n)))[..., None]
+        blot = cv2.GaussianBlur(nrng.normal(0, 1, (n, n)).astype(np.float32), (0, 0), rng.uniform(3, 8))
+        img *= (1.0 + rng.uniform(0.03, 0.12) * blot / max(float(blot.std()), 1e-6))[..., None]
     if dark:
         mark = tuple(float(c) for c in np.clip(img[0, 0] * rng.uniform(1.4, 2.4) if rng.random() < 0.5
                                                else img[0, 0] * rng.uniform(0.3, 0.6), 0, 255))
-        kind = rng.choice(("cross", "hatch", "ring", "none"))
+        kind = rng.choice(("cross", "hatch", "ring", "stripes", "dots", "none"))
         w = max(2, int(rng.uniform(3, 9)))
         if kind in ("cross", "hatch"):
             for k in ((-1, 0, 1) if kind == "hatch" else (0,)):
@@ -69,16 +77,30 @@ def sand_art(rng: random.Random, dark: bool) -> tuple[np.ndarray, float]:
                 cv2.line(img, (n - 14 + 4 * k, 14 + 4 * k), (14 + 4 * k, n - 14 + 4 * k), mark, w)
         elif kind == "ring":
             cv2.circle(img, (n // 2, n // 2), n // 3, mark, w)
+        elif kind == "stripes":
+            for y in range(8, n, 3 * w):
+                cv2.line(img, (0, y), (n, y), mark, max(1, w // 2))
+        elif kind == "dots":
+            for _ in range(rng.randint(5, 14)):
+                cv2.circle(img, (rng.randint(10, n - 10), rng.randint(10, n - 10)), w, mark, -1)
     alpha = np.zeros((n, n), np.uint8)
-    shape = rng.choice(("disc", "square", "rounded"))
+    shape = rng.choice(("disc", "square", "rounded", "octagon"))
     if shape == "disc":
         cv2.circle(alpha, (n // 2, n // 2), n // 2 - 1, 255, -1)
+    elif shape == "octagon":
+        a = np.arange(8) * np.pi / 4 + np.pi / 8
+        cv2.fillPoly(alpha, [np.round(n / 2 + (n / 2 - 1) / np.cos(np.pi / 8) * np.column_stack(
+            [np.cos(a), np.sin(a)]) * 0.97).astype(np.int32).clip(0, n - 1)], 255)
     else:
         r = int(n * (0.02 if shape == "square" else rng.uniform(0.1, 0.3)))
         cv2.rectangle(alpha, (r, 0), (n - r, n), 255, -1)
         cv2.rectangle(alpha, (0, r), (n, n - r), 255, -1)
         for cx, cy in ((r, r), (n - r, r), (r, n - r), (n - r, n - r)):
             cv2.circle(alpha, (cx, cy), r, 255, -1)
+    if rng.random() < 0.5:                            # a cut edge: a rim darker or lighter than the face
+        k = 2 * rng.randint(1, 3) + 1
+        rim = (alpha > 0) & (cv2.erode(alpha, np.ones((k, k), np.uint8)) == 0)
+        img[rim] *= rng.uniform(0.5, 0.8) if rng.random() < 0.7 else rng.uniform(1.2, 1.5)
     return np.dstack([np.clip(img, 0, 255).astype(np.uint8), alpha]), side
 
 
