@@ -91,3 +91,13 @@ def test_a_blank_frame_with_corners_reads_nothing_surely(tmp_path):
         faces = {s: r for s, r in readings.items() if s[0] == "face"}
         assert {r.label for r in faces.values()} == {"unknown"}
         assert max(r.confidence for r in readings.values() if r.label not in ("", "none")) < 0.9
+
+
+def test_the_demo_detector_carries_the_shipped_piece_networks():
+    """``models/forbidden-desert-own-art`` is what ``assistant teach --images own-art`` writes:
+    its piece networks are the package's (a model taught again must be copied there too, or the
+    bundled recording is read with a network of other features)."""
+    root = Path(__file__).resolve().parents[2]
+    shipped = root / "assistant" / "vision" / "detectors" / "data" / "piece-blobs.npz"
+    demo = root / "models" / "forbidden-desert-own-art" / "piece-blobs.npz"
+    assert demo.read_bytes() == shipped.read_bytes()
