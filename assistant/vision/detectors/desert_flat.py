@@ -42,7 +42,7 @@ from ..mats import MatLayout, mat_layout
 from ..rectify import rectify
 from .flat_art import (COARSE_PPM, FINE_PPM, ArtBank, Match, Picture, chroma_image, coarse_image, contrast,
                        flatten_piece, gradient_image)
-from .tile_outline import locate_tiles, outline_size
+from .tile_outline import bare_likeness, locate_tiles, outline_size
 
 #: tile sizes tried when the size is estimated from a table (mm); 62 is the published tile
 TILE_SIZES_MM = (56.0, 58.0, 60.0, 62.0, 64.0, 66.0, 68.0)
@@ -386,10 +386,14 @@ class DesertFlat:
         if found is None or self.tile_mm != DEFAULT_TILE_MM:
             found = bank.coarse(coarse, region[:2], windows)
         centres = {c: self.layout.cell(c).center_mm for c in cells}
-        if len(cells) >= 20:
-            self.outline_mm = outline_size(fine_img, bare, region[:2], FINE_PPM, centres, SEARCH_MM)
-        placed = locate_tiles(fine_img, bare, region[:2], FINE_PPM, centres, self.outline_mm or self.tile_mm,
-                              SEARCH_MM) if OUTLINE_PEAK is not None else {}
+        placed = {}
+        if OUTLINE_PEAK is not None:
+            likeness = bare_likeness(fine_img, bare)          # made once for both
+            if len(cells) >= 20:
+                self.outline_mm = outline_size(fine_img, bare, region[:2], FINE_PPM, centres, SEARCH_MM,
+                                               likeness=likeness)
+            placed = locate_tiles(fine_img, bare, region[:2], FINE_PPM, centres, self.outline_mm or self.tile_mm,
+                                  SEARCH_MM, likeness=likeness)
         out = {}
         for cell in cells:
             ranked = sorted(found.get(cell, {}).values(), key=lambda m: -m.score)

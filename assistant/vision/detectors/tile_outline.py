@@ -105,7 +105,7 @@ def outline_scores(bare: np.ndarray, side_px: int, strip_px: int) -> np.ndarray:
 
 
 def locate_tiles(image: np.ndarray, bare: np.ndarray, origin_mm, ppm: float, centres_mm: Mapping,
-                 side_mm: float, search_mm: float) -> dict:
+                 side_mm: float, search_mm: float, likeness: np.ndarray | None = None) -> dict:
     """Where each tile lies: per cell, the centre of the square of side ``side_mm`` within
     ``search_mm`` (a square window) of the cell's centre with the best :func:`outline_scores`.
 
@@ -119,6 +119,8 @@ def locate_tiles(image: np.ndarray, bare: np.ndarray, origin_mm, ppm: float, cen
         The cells' centres, mm.
     side_mm, search_mm : float
         The tiles' side; how far off its cell's centre a tile may lie.
+    likeness : (H, W) float32, optional
+        :func:`bare_likeness` of ``image`` and ``bare`` when the caller has it already.
 
     Returns
     -------
@@ -129,7 +131,8 @@ def locate_tiles(image: np.ndarray, bare: np.ndarray, origin_mm, ppm: float, cen
         get no entry.
     """
     n = int(round(side_mm * ppm))
-    scores = outline_scores(bare_likeness(image, bare), n, max(1, int(round(STRIP_MM * ppm))))
+    likeness = bare_likeness(image, bare) if likeness is None else likeness
+    scores = outline_scores(likeness, n, max(1, int(round(STRIP_MM * ppm))))
     out = {}
     for key, centre in centres_mm.items():
         got = _window_best(scores, origin_mm, ppm, centre, search_mm, n)
@@ -164,12 +167,12 @@ OUTLINE_SIZES_MM = tuple(float(s) for s in range(54, 71))
 
 
 def outline_size(image: np.ndarray, bare: np.ndarray, origin_mm, ppm: float, centres_mm: Mapping,
-                 search_mm: float, sizes_mm=OUTLINE_SIZES_MM) -> float:
+                 search_mm: float, sizes_mm=OUTLINE_SIZES_MM, likeness: np.ndarray | None = None) -> float:
     """The tiles' side that their outlines fit best: of ``sizes_mm`` (evenly spaced), the one
     whose :func:`locate_tiles` scores summed over ``centres_mm`` are highest (arguments as
-    there), looked for among every other size and then beside the best of those. Returns a side
-    in mm; the middle of ``sizes_mm`` when no cell's window fits the image."""
-    likeness = bare_likeness(image, bare)
+    there, ``likeness`` too), looked for among every other size and then beside the best of
+    those. Returns a side in mm; the middle of ``sizes_mm`` when no cell's window fits the image."""
+    likeness = bare_likeness(image, bare) if likeness is None else likeness
     strip = max(1, int(round(STRIP_MM * ppm)))
     totals: dict[float, float] = {}
 
