@@ -282,52 +282,70 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
     want = model.expected(state)
     found: list[tuple] = []
     for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
-        kind = slot[0]
-        if kind in ("pawns", "card") or slot not in want or r.label == want[slot] or r.fits(want[slot]):
+        if slot[0] in ("pawns", "card") or slot not in want or r.label in (want[slot], "unknown"):
             continue
-        if r.label == "unknown":
-            continue
-        level = _level(r, kind)
-        if level is None:
-            continue
-        cell = model.cell_of(slot)
-        name, need = cell_name(cell), want[slot]
-        if kind == "sand":
-            tile = state.slot_at(cell)
-            pair = _sand_sentence(name, r.label, need, state.sand[tile] if tile is not None else 0)
-        elif kind == "face":
-            pair = _face_sentence(name, r.label, need)
-        else:
-            pair = _parts_sentence(name, r.label, need)
-        found.append((cell, level, (slot,), pair[0] if level == "correction" else pair[1]))
+        level = _level(r, slot[0])
+        if level is not None:
+            found.append(_slot_finding(model, state, slot, r.label, level))
     found += _pawn_findings(want, readings, pawns_by_change)
-    findings = []
+    check = TableCheck()
+    check.missed, check.missed_text, after = _missed(game, model, state, readings, pawns_by_change)
+    if after is not None:                           # the cells a missed move explains are asked about
+        stated = {f[0] for f in found}
+        for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
+            if (slot[0] != "card" and (slot[0] != "pawns" or pawns_by_change) and slot in want
+                    and model.cell_of(slot) not in stated and r.label != want[slot] and after.get(slot) != want[slot]
+                    and r.fits(after.get(slot))):
+                found.append(_slot_finding(model, state, slot, r.label, "question", want))
     for cell, level, slots, sentence in found:
         slot = slots[0]
-        findings.append(Finding(cell, level, slots, sentence, trace(model, states, events, slot, readings[slot].label)))
-    findings.sort(key=lambda f: (f.kind != "correction", f.cell))
-    check = TableCheck(findings)
-    if findings:
-        check.missed, check.missed_text = _missed(game, model, state, readings, {f.cell for f in findings},
-                                                  pawns_by_change)
+        check.findings.append(Finding(cell, level, slots, sentence,
+                                      trace(model, states, events, slot, readings[slot].label)))
+    check.findings.sort(key=lambda f: (f.kind != "correction", f.cell))
     return check
 
 
-def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mapping[Slot, Reading], cells: set,
-            pawns_by_change: bool) -> tuple[list[Event], str]:
+def _slot_finding(model: ForbiddenDesertTable, state: Any, slot: Slot, have: str, level: str,
+                  want: Mapping[Slot, str] | None = None) -> tuple:
+    """``(cell, level, (slot,), sentence)`` for a slot read ``have`` where the engine's state
+    ``state`` has another label: the correction's sentence or the question's, by ``level``."""
+    cell = model.cell_of(slot)
+    name, need = cell_name(cell), (want or model.expected(state))[slot]
+    if slot[0] == "pawns":
+        need_c, have_c = colours_of(need), colours_of(have)
+        colour = sorted(need_c ^ have_c)[0]
+        return (cell, level, (slot,), f"Is the {colour} pawn on {name}? The game has "
+                                      f"{'it' if colour in need_c else 'none'} there.")
+    if slot[0] == "sand":
+        tile = state.slot_at(cell)
+        pair = _sand_sentence(name, have, need, state.sand[tile] if tile is not None else 0)
+    elif slot[0] == "face":
+        pair = _face_sentence(name, have, need)
+    else:
+        pair = _parts_sentence(name, have, need)
+    return cell, level, (slot,), pair[0] if level == "correction" else pair[1]
+
+
+def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mapping[Slot, Reading],
+            pawns_by_change: bool) -> tuple[list[Event], str, dict | None]:
     """Legal visible events from ``state`` that make the engine's table the one read (the
-    tracker's search, :func:`~.base.search`, over the cells that differ), when exactly one
-    sequence fits with no sure reading against it."""
+    tracker's search, :func:`~.base.search`, over the cells where a sure reading differs from the
+    engine), when exactly one sequence fits with no sure reading against it: ``(events,
+    sentence, the table expected after them)``, or ``([], "", None)``."""
     trusted = {s: r for s, r in readings.items() if s != CARD and (s[0] != "pawns" or pawns_by_change)}
+    want = model.expected(state)
+    cells = {model.cell_of(s) for s, r in trusted.items() if s in want and r.sure and r.label != want[s]}
+    if not cells:
+        return [], "", None
     found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
     if not found:
-        return [], ""
+        return [], "", None
     best = [e for e in found if e.mismatches - found[0].mismatches < 0.1 and len(e.events) == len(found[0].events)]
     if len({model.expected(e.state).__repr__() for e in best}) != 1:
-        return [], ""
+        return [], "", None
     events = list(best[0].events)
     return events, ("The table shows what the camera did not see: " + "; then ".join(model.event_text(e) for e in events)
-                    + ". Enter it, or put the table back as said.")
+                    + ". Enter it, or put the table back as said."), model.expected(best[0].state)
 
 
 def check_table(detector, frame, homography, camera_matrix, game: Game, start: Any, events: Sequence[Event],
