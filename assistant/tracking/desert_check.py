@@ -8,12 +8,19 @@ change against the last committed still when one is given, which a tile's painti
 confuse) and compares the readings with what the engine's state should look like
 (:meth:`~.forbidden_desert.ForbiddenDesertTable.expected`):
 
-- a difference read very surely (``CORRECT_SURE`` per slot kind, the engine's label not even an
-  alternative of the reading) becomes a *correction*: one sentence in the rules' terms saying
-  what to change on the table so that it shows the engine's state ("take the sand off C3",
-  "the blue pawn belongs on B2");
+- a difference read very surely (confidence ``CORRECT_SURE`` per slot kind, at least
+  ``CHECK_MARGIN`` nats over the runner-up, so over the engine's label too) becomes a
+  *correction*: one sentence in the rules' terms saying what to change on the table so that it
+  shows the engine's state ("take the sand off C3", "the blue pawn belongs on B2"). A tile's
+  or sand's reading lists the other labels ranked behind it as its alternatives (the sand
+  network lists every other level), so the engine's label being one of them says nothing: the
+  margin does;
 - a difference read surely but not that surely becomes a *question* ("Is there sand on C3?");
-- anything less sure says nothing. A correct table checked again and again must raise nothing:
+- a difference read less surely still (the tracker's ``sure``: confidence 0.6, margin 0.5) is
+  asked about only when one legal visible event from the engine's state, or two, make the
+  table the one read with no sure reading against them: the move the camera missed (a pair of
+  levels of a sand stack are hard to tell apart; a move that explains them is not);
+- anything else says nothing. A correct table checked again and again must raise nothing:
   a wrong correction costs more than a late one.
 
 Each difference is traced to the committed event that most likely caused it: walking back the
@@ -129,7 +136,10 @@ class TableCheck:
 
 
 def _level(reading: Reading, kind: str) -> str | None:
-    """``"correction"``, ``"question"`` or None for a reading that differs from the engine."""
+    """``"correction"``, ``"question"`` or None for a reading of a slot of ``kind`` whose label
+    differs from the engine's (``CORRECT_SURE``, ``ASK_SURE``, ``CHECK_MARGIN``; the margin is
+    over the runner-up, so the engine's label, whichever alternative it is, is at least as far
+    behind)."""
     if reading.margin < CHECK_MARGIN:
         return None
     if reading.confidence >= CORRECT_SURE[kind]:
@@ -293,9 +303,8 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
     if after is not None:                           # the cells a missed move explains are asked about
         stated = {f[0] for f in found}
         for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
-            if (slot[0] != "card" and (slot[0] != "pawns" or pawns_by_change) and slot in want
-                    and model.cell_of(slot) not in stated and r.label != want[slot] and after.get(slot) != want[slot]
-                    and r.fits(after.get(slot))):
+            if (slot[0] in ("face", "sand", "parts") and slot in want and model.cell_of(slot) not in stated
+                    and r.label != want[slot] and after.get(slot) != want[slot] and r.fits(after.get(slot))):
                 found.append(_slot_finding(model, state, slot, r.label, "question", want))
     for cell, level, slots, sentence in found:
         slot = slots[0]
@@ -307,15 +316,11 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
 
 def _slot_finding(model: ForbiddenDesertTable, state: Any, slot: Slot, have: str, level: str,
                   want: Mapping[Slot, str] | None = None) -> tuple:
-    """``(cell, level, (slot,), sentence)`` for a slot read ``have`` where the engine's state
-    ``state`` has another label: the correction's sentence or the question's, by ``level``."""
+    """``(cell, level, (slot,), sentence)`` for a face, sand or parts ``slot`` read ``have`` where
+    the engine's state ``state`` (its expected table ``want``, made when not given) has another
+    label: the correction's sentence or the question's, by ``level``."""
     cell = model.cell_of(slot)
     name, need = cell_name(cell), (want or model.expected(state))[slot]
-    if slot[0] == "pawns":
-        need_c, have_c = colours_of(need), colours_of(have)
-        colour = sorted(need_c ^ have_c)[0]
-        return (cell, level, (slot,), f"Is the {colour} pawn on {name}? The game has "
-                                      f"{'it' if colour in need_c else 'none'} there.")
     if slot[0] == "sand":
         tile = state.slot_at(cell)
         pair = _sand_sentence(name, have, need, state.sand[tile] if tile is not None else 0)
