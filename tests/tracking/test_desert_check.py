@@ -152,3 +152,13 @@ def test_a_very_sure_sand_difference_is_a_correction_though_the_engine_level_is_
     check = compare_table(game_obj, model, start, entered[:k - 1], table, True, states[:k])
     assert slot[1:] in {f.cell for f in check.corrections}, [f.text() for f in check.findings]
     assert "sand" in check.corrections[0].sentence
+
+
+def test_sand_taken_off_unseen_is_found_by_the_next_check(detector):
+    """Rendered: the engine one ``remove_sand`` behind the table (the camera missed it). The
+    check raises the cell the sand left (a question or a correction) and offers the move."""
+    game_obj = get_game("forbidden-desert")
+    for case in bench.check_cases(40300, 2, missed=True, size=SIZE, types=("remove_sand",)):
+        check = case["check"]
+        assert {f.cell for f in check.findings} & case["cells"], (case["event"], check.missed_text)
+        assert bench.same_move(game_obj, case["state"], check.missed, case["event"]), check.missed_text
