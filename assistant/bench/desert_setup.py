@@ -134,10 +134,11 @@ def _render(state, cam, light, settings, seed: int) -> np.ndarray:
 def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size=(1280, 720),
                 types: tuple = VISIBLE) -> Iterator[dict]:
     """Checks on rendered game states: each ``{"check": TableCheck, "cells": cells the move
-    changed, "event": the move cut out, "seconds": read time, "state": the engine's state}``. Without ``missed`` the engine
-    is at the state the table shows (a correct table); with it, one visible move behind it (a
-    move that changes what the camera reads: a third sand marker taken off a stack changes
-    nothing a camera can see, and is entered on the tablet) of one of ``types``."""
+    changed, "event": the move cut out, "seconds": read time, "state": the engine's state}``.
+    Without ``missed`` the engine is at the state the table shows (a correct table); with it,
+    one visible move behind it (a move that changes what the camera reads: a third sand marker
+    taken off a stack changes nothing a camera can see, and is entered on the tablet) of one of
+    ``types``."""
     game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
     done, g = 0, 0
     while done < count:
@@ -167,9 +168,14 @@ def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size
 
 
 def same_move(game, state, offered: list, event) -> bool:
-    """Whether the check offered one event that leaves the game where the move cut out does
-    (``offered`` may name what the camera sees, "excavate reveals gear", where the record names
-    the tile and the equipment card drawn, "reveals gear_4, draws jet_pack")."""
+    """Whether a check offered the move cut out, judged by where it leaves the game.
+
+    Takes Forbidden Desert's ``game`` (:func:`~..games.get_game`), the engine's ``state``, the
+    check's ``offered`` events (:attr:`~..tracking.desert_check.TableCheck.missed`) and the
+    ``event`` cut out; returns True when ``offered`` is one event of the same type after which
+    the game's summary is the one after ``event`` (an offer names what the camera sees,
+    "excavate reveals gear", where the record names the tile and the card drawn, "reveals
+    gear_4, draws jet_pack"). Raises nothing: an illegal event is simply not the same move."""
     if len(offered) != 1 or offered[0].type != event.type:
         return False
     a, b = game.apply(state, offered[0]), game.apply(state, event)

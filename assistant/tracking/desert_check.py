@@ -95,8 +95,9 @@ class TableCheck:
     findings : list of Finding
         Corrections first, then questions, each in row-major cell order.
     missed : list of Event
-        Legal visible events from the engine's state that explain every difference (a move the
-        camera missed); empty when none does, or more than one sequence fits.
+        Legal visible events from the engine's state that explain every sure difference (a
+        move the camera missed; at most ``MISSED_DEPTH``); empty when none does, or more than
+        one sequence fits. The cells they change are among the findings (questions at least).
     missed_text : str
         One sentence naming them, or "".
     """
@@ -275,6 +276,10 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
     Returns
     -------
     TableCheck
+        Its findings: each face, sand or parts slot whose reading differs from the engine's
+        label by :func:`_level`; the pawns' by :func:`_pawn_findings`; and, when legal visible
+        events explain the sure differences (:attr:`TableCheck.missed`), a question on each
+        other tile, sand or parts slot they change whose reading they fit.
 
     Raises
     ------
