@@ -18,8 +18,9 @@ confuse) and compares the readings with what the engine's state should look like
 - a difference read surely but not that surely becomes a *question* ("Is there sand on C3?");
 - a difference read less surely still (the tracker's ``sure``: confidence 0.6, margin 0.5) is
   asked about only when one legal visible event from the engine's state, or two, make the
-  table the one read with no sure reading against them: the move the camera missed (a pair of
-  levels of a sand stack are hard to tell apart; a move that explains them is not);
+  table the one read with no sure reading against them: the move the camera missed (two levels
+  of a sand stack are hard to tell apart; a legal move that explains the reading makes it worth
+  asking);
 - anything else says nothing. A correct table checked again and again must raise nothing:
   a wrong correction costs more than a late one.
 
