@@ -18,7 +18,8 @@ set-up tables of seeds 900-919; measuring uses the seeds below):
   and questions raised;
 - **a missed move**: the engine one visible move behind the table (the move cut out), the
   reference the still before it: found when the check raises a correction or question on a
-  cell the move changed, identified when it offers exactly that move;
+  cell the move changed, identified when it offers exactly that move (as recorded, and the same
+  move: one event leaving the game where it does, an excavation named as the camera sees it);
 - **time**: a full-table read per table on one core (OpenCV on one thread).
 """
 
@@ -133,10 +134,11 @@ def _render(state, cam, light, settings, seed: int) -> np.ndarray:
 def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size=(1280, 720),
                 types: tuple = VISIBLE) -> Iterator[dict]:
     """Checks on rendered game states: each ``{"check": TableCheck, "cells": cells the move
-    changed, "event": the move cut out, "seconds": read time}``. Without ``missed`` the engine
-    is at the state the table shows (a correct table); with it, one visible move behind it (a
-    move that changes what the camera reads: a third sand marker taken off a stack changes
-    nothing a camera can see, and is entered on the tablet) of one of ``types``."""
+    changed, "event": the move cut out, "seconds": read time, "state": the engine's state}``.
+    Without ``missed`` the engine is at the state the table shows (a correct table); with it,
+    one visible move behind it (a move that changes what the camera reads: a third sand marker
+    taken off a stack changes nothing a camera can see, and is entered on the tablet) of one of
+    ``types``."""
     game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
     done, g = 0, 0
     while done < count:
@@ -161,8 +163,23 @@ def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size
             check = compare_table(game_obj, model, start, entered[:known], readings, True, states[:known + 1])
             cells = {model.cell_of(s) for s, v in model.expected(states[k]).items()
                      if model.expected(states[k - 1]).get(s) != v} if missed else set()
-            yield {"check": check, "cells": cells, "event": entered[k - 1], "seconds": seconds}
+            yield {"check": check, "cells": cells, "event": entered[k - 1], "seconds": seconds, "state": states[known]}
             done += 1
+
+
+def same_move(game, state, offered: list, event) -> bool:
+    """Whether a check offered the move cut out, judged by where it leaves the game.
+
+    Takes Forbidden Desert's ``game`` (:func:`~..games.get_game`), the engine's ``state``, the
+    check's ``offered`` events (:attr:`~..tracking.desert_check.TableCheck.missed`) and the
+    ``event`` cut out; returns True when ``offered`` is one event of the same type after which
+    the game's summary is the one after ``event`` (an offer names what the camera sees,
+    "excavate reveals gear", where the record names the tile and the card drawn, "reveals
+    gear_4, draws jet_pack"). Raises nothing: an illegal event is simply not the same move."""
+    if len(offered) != 1 or offered[0].type != event.type:
+        return False
+    a, b = game.apply(state, offered[0]), game.apply(state, event)
+    return bool(a) and bool(b) and game.summary(a) == game.summary(b)
 
 
 #: the detector :func:`check_cases` reads with (set by :func:`run`; a list so tests may set it)
@@ -206,14 +223,17 @@ def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int =
             times.append(case["seconds"])
         print(f"  checks of a correct table (own renderer, normal light, games 30000+): false corrections {false} "
               f"in {checks} checks, questions {asked}; read time median {statistics.median(times):.2f} s", flush=True)
-        found = identified = 0
+        found = identified = same = 0
+        game_obj = get_game("forbidden-desert")
         for case in check_cases(31000, missed, True):
             c = case["check"]
             found += any(f.cell in case["cells"] for f in c.findings)
             identified += c.missed == [case["event"]]
+            same += same_move(game_obj, case["state"], c.missed, case["event"])
         print(f"  a missed move (cut out; own renderer, normal light, games 31000+): found by the next check "
               f"{found}/{missed} ({100 * found / max(missed, 1):.1f} %), the move itself offered "
-              f"{identified}/{missed}", flush=True)
+              f"{identified}/{missed} (as recorded), {same}/{missed} (the same move: the same position after it)",
+              flush=True)
     if "kits" in parts:
         from .kit_setup import run as kits
 

@@ -8,12 +8,20 @@ change against the last committed still when one is given, which a tile's painti
 confuse) and compares the readings with what the engine's state should look like
 (:meth:`~.forbidden_desert.ForbiddenDesertTable.expected`):
 
-- a difference read very surely (``CORRECT_SURE`` per slot kind, the engine's label not even an
-  alternative of the reading) becomes a *correction*: one sentence in the rules' terms saying
-  what to change on the table so that it shows the engine's state ("take the sand off C3",
-  "the blue pawn belongs on B2");
+- a difference read very surely (confidence ``CORRECT_SURE`` per slot kind, at least
+  ``CHECK_MARGIN`` nats over the runner-up, so over the engine's label too) becomes a
+  *correction*: one sentence in the rules' terms saying what to change on the table so that it
+  shows the engine's state ("take the sand off C3", "the blue pawn belongs on B2"). A tile's
+  or sand's reading lists the other labels ranked behind it as its alternatives (the sand
+  network lists every other level), so the engine's label being one of them says nothing: the
+  margin does;
 - a difference read surely but not that surely becomes a *question* ("Is there sand on C3?");
-- anything less sure says nothing. A correct table checked again and again must raise nothing:
+- a difference read less surely still (the tracker's ``sure``: confidence 0.6, margin 0.5) is
+  asked about only when one legal visible event from the engine's state, or two, make the
+  table the one read with no sure reading against them: the move the camera missed (two levels
+  of a sand stack are hard to tell apart; a legal move that explains the reading makes it worth
+  asking);
+- anything else says nothing. A correct table checked again and again must raise nothing:
   a wrong correction costs more than a late one.
 
 Each difference is traced to the committed event that most likely caused it: walking back the
@@ -88,8 +96,9 @@ class TableCheck:
     findings : list of Finding
         Corrections first, then questions, each in row-major cell order.
     missed : list of Event
-        Legal visible events from the engine's state that explain every difference (a move the
-        camera missed); empty when none does, or more than one sequence fits.
+        Legal visible events from the engine's state that explain every sure difference (a
+        move the camera missed; at most ``MISSED_DEPTH``); empty when none does, or more than
+        one sequence fits. The cells they change are among the findings (questions at least).
     missed_text : str
         One sentence naming them, or "".
     """
@@ -129,7 +138,10 @@ class TableCheck:
 
 
 def _level(reading: Reading, kind: str) -> str | None:
-    """``"correction"``, ``"question"`` or None for a reading that differs from the engine."""
+    """``"correction"``, ``"question"`` or None for a reading of a slot of ``kind`` whose label
+    differs from the engine's (``CORRECT_SURE``, ``ASK_SURE``, ``CHECK_MARGIN``; the margin is
+    over the runner-up, so the engine's label, whichever alternative it is, is at least as far
+    behind)."""
     if reading.margin < CHECK_MARGIN:
         return None
     if reading.confidence >= CORRECT_SURE[kind]:
@@ -265,6 +277,10 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
     Returns
     -------
     TableCheck
+        Its findings: each face, sand or parts slot whose reading differs from the engine's
+        label by :func:`_level`; the pawns' by :func:`_pawn_findings`; and, when legal visible
+        events explain the sure differences (:attr:`TableCheck.missed`), a question on each
+        other tile, sand or parts slot they change whose reading they fit.
 
     Raises
     ------
@@ -282,52 +298,65 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
     want = model.expected(state)
     found: list[tuple] = []
     for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
-        kind = slot[0]
-        if kind in ("pawns", "card") or slot not in want or r.label == want[slot] or r.fits(want[slot]):
+        if slot[0] in ("pawns", "card") or slot not in want or r.label in (want[slot], "unknown"):
             continue
-        if r.label == "unknown":
-            continue
-        level = _level(r, kind)
-        if level is None:
-            continue
-        cell = model.cell_of(slot)
-        name, need = cell_name(cell), want[slot]
-        if kind == "sand":
-            tile = state.slot_at(cell)
-            pair = _sand_sentence(name, r.label, need, state.sand[tile] if tile is not None else 0)
-        elif kind == "face":
-            pair = _face_sentence(name, r.label, need)
-        else:
-            pair = _parts_sentence(name, r.label, need)
-        found.append((cell, level, (slot,), pair[0] if level == "correction" else pair[1]))
+        level = _level(r, slot[0])
+        if level is not None:
+            found.append(_slot_finding(model, state, slot, r.label, level))
     found += _pawn_findings(want, readings, pawns_by_change)
-    findings = []
+    check = TableCheck()
+    check.missed, check.missed_text, after = _missed(game, model, state, readings, pawns_by_change)
+    if after is not None:                           # the cells a missed move explains are asked about
+        stated = {f[0] for f in found}
+        for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
+            if (slot[0] in ("face", "sand", "parts") and slot in want and model.cell_of(slot) not in stated
+                    and r.label != want[slot] and after.get(slot) != want[slot] and r.fits(after.get(slot))):
+                found.append(_slot_finding(model, state, slot, r.label, "question", want))
     for cell, level, slots, sentence in found:
         slot = slots[0]
-        findings.append(Finding(cell, level, slots, sentence, trace(model, states, events, slot, readings[slot].label)))
-    findings.sort(key=lambda f: (f.kind != "correction", f.cell))
-    check = TableCheck(findings)
-    if findings:
-        check.missed, check.missed_text = _missed(game, model, state, readings, {f.cell for f in findings},
-                                                  pawns_by_change)
+        check.findings.append(Finding(cell, level, slots, sentence,
+                                      trace(model, states, events, slot, readings[slot].label)))
+    check.findings.sort(key=lambda f: (f.kind != "correction", f.cell))
     return check
 
 
-def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mapping[Slot, Reading], cells: set,
-            pawns_by_change: bool) -> tuple[list[Event], str]:
+def _slot_finding(model: ForbiddenDesertTable, state: Any, slot: Slot, have: str, level: str,
+                  want: Mapping[Slot, str] | None = None) -> tuple:
+    """``(cell, level, (slot,), sentence)`` for a face, sand or parts ``slot`` read ``have`` where
+    the engine's state ``state`` (its expected table ``want``, made when not given) has another
+    label: the correction's sentence or the question's, by ``level``."""
+    cell = model.cell_of(slot)
+    name, need = cell_name(cell), (want or model.expected(state))[slot]
+    if slot[0] == "sand":
+        tile = state.slot_at(cell)
+        pair = _sand_sentence(name, have, need, state.sand[tile] if tile is not None else 0)
+    elif slot[0] == "face":
+        pair = _face_sentence(name, have, need)
+    else:
+        pair = _parts_sentence(name, have, need)
+    return cell, level, (slot,), pair[0] if level == "correction" else pair[1]
+
+
+def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mapping[Slot, Reading],
+            pawns_by_change: bool) -> tuple[list[Event], str, dict | None]:
     """Legal visible events from ``state`` that make the engine's table the one read (the
-    tracker's search, :func:`~.base.search`, over the cells that differ), when exactly one
-    sequence fits with no sure reading against it."""
+    tracker's search, :func:`~.base.search`, over the cells where a sure reading differs from the
+    engine), when exactly one sequence fits with no sure reading against it: ``(events,
+    sentence, the table expected after them)``, or ``([], "", None)``."""
     trusted = {s: r for s, r in readings.items() if s != CARD and (s[0] != "pawns" or pawns_by_change)}
+    want = model.expected(state)
+    cells = {model.cell_of(s) for s, r in trusted.items() if s in want and r.sure and r.label != want[s]}
+    if not cells:
+        return [], "", None
     found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
     if not found:
-        return [], ""
+        return [], "", None
     best = [e for e in found if e.mismatches - found[0].mismatches < 0.1 and len(e.events) == len(found[0].events)]
     if len({model.expected(e.state).__repr__() for e in best}) != 1:
-        return [], ""
+        return [], "", None
     events = list(best[0].events)
     return events, ("The table shows what the camera did not see: " + "; then ".join(model.event_text(e) for e in events)
-                    + ". Enter it, or put the table back as said.")
+                    + ". Enter it, or put the table back as said."), model.expected(best[0].state)
 
 
 def check_table(detector, frame, homography, camera_matrix, game: Game, start: Any, events: Sequence[Event],

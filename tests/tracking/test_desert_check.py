@@ -104,3 +104,61 @@ def test_a_difference_is_traced_to_the_committed_event_that_caused_it():
     assert trace(model, states[:k + 1], entered[:k], pawn, table[pawn].label).event == entered[k - 1]
     same = {s: Reading(v) for s, v in model.expected(states[k]).items()}
     assert compare_table(game_obj, model, start, entered[:k], same, True).clean
+
+
+def _cut_sand_move(seed: int = 5, before: str = "light", after: str = "none"):
+    """(game, model, start, states, entered, k, slot): a random game whose event ``k`` (1-based)
+    is a ``remove_sand`` in the actions phase that turns ``slot`` from ``before`` to ``after``."""
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+
+    game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
+    _setup, start, states, entered = table_game(random_game(seed, n_players=3, max_events=60))
+    for k in range(1, len(entered) + 1):
+        was, now = model.expected(states[k - 1]), model.expected(states[k])
+        changed = [s for s in was if was[s] != now[s]]
+        if (entered[k - 1].type == "remove_sand" and states[k].phase == "actions" and len(changed) == 1
+                and (was[changed[0]], now[changed[0]]) == (before, after)):
+            return game_obj, model, start, states, entered, k, changed[0]
+    raise AssertionError(f"no remove_sand from {before} to {after} in game {seed}")
+
+
+@pytest.mark.parametrize("before,after,reading", [
+    ("light", "none", Reading("none", 0.82, 1.9, ("light", "dark"))),     # as the sand network reads a bare tile
+    ("dark", "light", Reading("light", 0.63, 0.86, ("dark", "none"))),    # a stack of two now one: read less surely
+])
+def test_missed_sand_taken_off_is_asked_about_and_offered(before, after, reading):
+    """The camera missed a ``remove_sand``: the table shows the sand after it, read as the sand
+    network reads it (every other sand level among its alternatives, so the engine's level
+    always "fits" the reading). The check asks about that cell (a question, not a correction:
+    the reading is not that sure) and offers exactly the move missed; the table as the engine
+    has it, read the same way, raises nothing."""
+    game_obj, model, start, states, entered, k, slot = _cut_sand_move(5 if before == "light" else 6, before, after)
+    table = {s: Reading(v) for s, v in model.expected(states[k]).items()}       # the table after the move
+    table[slot] = reading
+    check = compare_table(game_obj, model, start, entered[:k - 1], table, True, states[:k])
+    assert [(f.cell, f.kind) for f in check.findings] == [(slot[1:], "question")], [f.text() for f in check.findings]
+    assert check.missed == [entered[k - 1]], check.missed_text
+    calm = {s: Reading(v) for s, v in model.expected(states[k - 1]).items()}    # nothing missed
+    calm[slot] = Reading(before, reading.confidence, reading.margin, (after,))
+    assert compare_table(game_obj, model, start, entered[:k - 1], calm, True, states[:k]).clean
+
+
+def test_a_very_sure_sand_difference_is_a_correction_though_the_engine_level_is_an_alternative():
+    """The sand network lists every other level as an alternative; a reading of 0.97 with the
+    engine's level far behind (margin 3.5 nats) is still a difference stated as a correction."""
+    game_obj, model, start, states, entered, k, slot = _cut_sand_move()
+    table = {s: Reading(v) for s, v in model.expected(states[k - 1]).items()}
+    table[slot] = Reading("none", 0.97, 3.5, ("light", "dark"))
+    check = compare_table(game_obj, model, start, entered[:k - 1], table, True, states[:k])
+    assert slot[1:] in {f.cell for f in check.corrections}, [f.text() for f in check.findings]
+    assert "sand" in check.corrections[0].sentence
+
+
+def test_sand_taken_off_unseen_is_found_by_the_next_check(detector):
+    """Rendered: the engine one ``remove_sand`` behind the table (the camera missed it). The
+    check raises the cell the sand left (a question or a correction) and offers the move."""
+    game_obj = get_game("forbidden-desert")
+    for case in bench.check_cases(40300, 2, missed=True, size=SIZE, types=("remove_sand",)):
+        check = case["check"]
+        assert {f.cell for f in check.findings} & case["cells"], (case["event"], check.missed_text)
+        assert bench.same_move(game_obj, case["state"], check.missed, case["event"]), check.missed_text
