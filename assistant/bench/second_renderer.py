@@ -435,19 +435,12 @@ def shoot(lin: np.ndarray, pawns: list, look: Look, size, noise_seed: int, arm: 
         _draw_pawn(frame, k, rot, t, PAWN_BGR[colour], x, y, r, hgt, look.light_az)
     if arm is not None:
         _draw_arm(frame, look, *arm)
-    # light: a gradient, a lamp's falloff, a colour cast
-    yy, xx = np.mgrid[0:size[1], 0:size[0]].astype(np.float32)
-    g_ang, g_amount = d["grad"]
-    grad = 1.0 + g_amount * ((xx / size[0] - 0.5) * math.cos(g_ang) + (yy / size[1] - 0.5) * math.sin(g_ang))
-    lx, ly, l_amount = d["lamp"]
-    lamp = 1.0 + l_amount * np.exp(-((xx - lx) ** 2 + (yy - ly) ** 2) / (2 * (0.35 * size[0]) ** 2))
-    frame *= (grad * lamp)[..., None] * np.array(d["cast"], np.float32) * d["level"]
+    # light: a gradient, a lamp's falloff, a colour cast (the maps made once per look and size)
+    yy, xx, light, glare, vig = _light_maps(look, size)
+    frame *= light
     if stress:
-        gx, gy, amp, sigma = d["glare"]
-        glare = amp * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma ** 2))
-        frame += glare[..., None] * np.array([0.8, 0.95, 1.0], np.float32)
-        vig = 1.0 - d["vignette"] * (((xx - size[0] / 2) / (size[0] / 2)) ** 2 + ((yy - size[1] / 2) / (size[1] / 2)) ** 2) / 2
-        frame *= vig[..., None]
+        frame += glare
+        frame *= vig
     # the sensor: exposure, photon and read noise on a Bayer mosaic, demosaicing
     frame *= 1.0 / max(float(np.percentile(frame[..., 1], 97)), 0.05) * d["exposure"]
     if stress:
@@ -485,6 +478,31 @@ def shoot(lin: np.ndarray, pawns: list, look: Look, size, noise_seed: int, arm: 
                          cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     ok, buf = cv2.imencode(".jpg", out8, [cv2.IMWRITE_JPEG_QUALITY, d["quality"]])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def _light_maps(look: Look, size) -> tuple:
+    """``(yy, xx, light, glare, vignette)`` of :func:`shoot` for ``look`` at ``size``: pixel
+    grids ``(H, W) float32``, the light's gain ``(H, W, 3)``, the glare ``(H, W, 3)`` and the
+    vignetting ``(H, W, 1)`` (None without stress), kept in ``look.draws`` after the first call."""
+    key = ("_maps", tuple(size))
+    if key in look.draws:
+        return look.draws[key]
+    d = look.draws
+    yy, xx = np.mgrid[0:size[1], 0:size[0]].astype(np.float32)
+    g_ang, g_amount = d["grad"]
+    grad = 1.0 + g_amount * ((xx / size[0] - 0.5) * math.cos(g_ang) + (yy / size[1] - 0.5) * math.sin(g_ang))
+    lx, ly, l_amount = d["lamp"]
+    lamp = 1.0 + l_amount * np.exp(-((xx - lx) ** 2 + (yy - ly) ** 2) / (2 * (0.35 * size[0]) ** 2))
+    light = (grad * lamp)[..., None] * np.array(d["cast"], np.float32) * d["level"]
+    glare = vig = None
+    if look.stress:
+        gx, gy, amp, sigma = d["glare"]
+        g = amp * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma ** 2))
+        glare = g[..., None] * np.array([0.8, 0.95, 1.0], np.float32)
+        vig = (1.0 - d["vignette"] * (((xx - size[0] / 2) / (size[0] / 2)) ** 2
+                                      + ((yy - size[1] / 2) / (size[1] / 2)) ** 2) / 2)[..., None]
+    d[key] = (yy, xx, light, glare, vig)
+    return d[key]
 
 
 def _draw_arm(img: np.ndarray, look: Look, entry_mm, hand_mm, skin_bgr) -> None:
