@@ -12,8 +12,8 @@ the table does not show (water, turn ends, a Jet Pack or Dune Blaster before the
 as the README asks.
 
 How the table shows a state (:class:`GameTable`): the tiles of one size per game (58-66 mm),
-each within ``TILE_OFF_MM`` of its cell's centre and turned up to 4 degrees, keeping its place on
-the tile when it slides; excavated tiles face up, the others on their back; a sand marker per
+each off its cell's centre as far as the gap to its neighbours allows (at most ``TILE_OFF_MM``)
+and turned up to 3 degrees, keeping that place in its cell when it slides; excavated tiles face up, the others on their back; a sand marker per
 marker on the tile (this module's look of :func:`~.second_renderer.sand_marker`, each keeping
 its own), a dark side up from the second; pawns in their seat's corner of the tile; a placed
 part on its tile (the photo's cut-out); the last storm card drawn on the card place.
@@ -46,7 +46,8 @@ from . import second_renderer as sr
 FPS = 10.0
 #: frames of an arm reaching in (and out), of its hand over the cell, and of stillness after
 REACH, DWELL, HOLD = 3, 2, 14
-#: how far a tile lies from its cell's centre, mm (players keep the tiles roughly in place)
+#: how far a tile lies from its cell's centre at most, mm (players keep the tiles roughly in
+#: place; within the gap to its neighbours, the mat's cell pitch less the tile's side)
 TILE_OFF_MM = 8.0
 #: corners of a tile the pawns stand in, by seat (mm from the tile's centre)
 SEAT_CORNERS = ((-18.0, -18.0), (18.0, -18.0), (18.0, 18.0), (-18.0, 18.0), (0.0, -20.0), (0.0, 20.0))
@@ -74,9 +75,11 @@ class GameTable:
         return self._photos[(folder, stem)]
 
     def _tile_place(self, tid: str) -> tuple:
+        """A tile's offset from its cell's centre ``(dx, dy)`` mm and turn, degrees: within what
+        keeps it off its neighbours (real tiles cannot overlap) and ``TILE_OFF_MM``."""
         if tid not in self._tile:
-            r, a = TILE_OFF_MM * math.sqrt(self.rng.random()), self.rng.uniform(0, 2 * math.pi)
-            self._tile[tid] = (r * math.cos(a), r * math.sin(a), self.rng.uniform(-4.0, 4.0))
+            room = min(TILE_OFF_MM, max(0.0, (self.layout.cell_pitch_mm - self.tile_mm) / 2 - 2.0))
+            self._tile[tid] = (self.rng.uniform(-room, room), self.rng.uniform(-room, room), self.rng.uniform(-3.0, 3.0))
         return self._tile[tid]
 
     def pieces(self, board, card_state=None) -> tuple[list, list]:
