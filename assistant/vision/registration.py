@@ -511,8 +511,9 @@ class BoardTracker:
     when :meth:`request` asks), which keeps the idle path cheap; between searches the last
     homography stands. The first fit is found by the thorough search of :func:`detect_markers`;
     later searches are quick, unless the quick passes could not find the board on the first
-    fit's frame (``soft``: markers small or blurred), when they stay thorough. With fewer than 3 markers in a searched frame the last good homography
-    is kept and the frame is ``occluded``. A new fit whose play-area corners moved more than
+    fit's frame (``soft``: markers small or blurred), when they stay thorough. With fewer than
+    3 markers in a searched frame the last good homography is kept and the frame is
+    ``occluded``. A new fit whose play-area corners moved more than
     ``BUMP_PX`` is a bump: the new homography replaces the old one and the frame says so.
 
     Parameters
