@@ -136,4 +136,31 @@ def run_section(seconds: float, seed: int, figures=None) -> list[str]:
                 f"{k}: {a or '-'} -> {b or '-'} x{n}" for (k, a, b), n in got["confusion"].most_common(10)))
         if got["seconds"]:
             lines.append(f"      whole-table read: median {sorted(got['seconds'])[len(got['seconds']) // 2]:.2f} s")
+    lines += game_lines(det)
+    return lines
+
+
+#: games per light on second-renderer videos (seeds: normal 8001+, stress 8101+) and their length
+GAMES, GAME_EVENTS = 2, 30
+
+
+def game_lines(det, games: int = GAMES, events: int = GAME_EVENTS) -> list[str]:
+    """Whole games on second-renderer webcam videos through the live loop
+    (:mod:`.desert_games_unseen`), as printable lines: per light, the events the table showed,
+    committed right, wrong commits, questions, events let pass."""
+    import collections
+
+    from .desert_games_unseen import play_game
+
+    lines = []
+    for name, base, stress in (("normal", 8001, False), ("stress", 8101, True)):
+        got: collections.Counter = collections.Counter()
+        for g in range(games):
+            got.update(play_game(det, base + g, stress=stress, events=events))
+        n = max(got["visible"], 1)
+        lines.append(f"    whole games on webcam videos, {name} (seeds {base}-{base + games - 1}, {events} events each, "
+                     f"10 fps, an arm reaching in; assistant/bench/desert_games_unseen.py): {got['visible']} events "
+                     f"the table showed; committed right {got['right']} ({100 * got['right'] / n:.1f} %), wrong commits "
+                     f"{got['wrong']}, questions {got['ask']}, illegal claims {got['illegal']}, let pass "
+                     f"{got['missed']}")
     return lines

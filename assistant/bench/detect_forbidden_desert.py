@@ -58,9 +58,14 @@ STILL_FRAMES = 4
 
 
 def detector() -> fd.FDDetector:
-    """The own-art detector, taught once and cached in the temporary folder."""
+    """The own-art detector, taught once and cached in the temporary folder; taught again when
+    the cached one no longer loads (written by an older version, e.g. before a network was
+    taught on other features)."""
     if (CACHE / "detector.json").exists():
-        return fd.FDDetector.load(CACHE)
+        try:
+            return fd.FDDetector.load(CACHE)
+        except (OSError, ValueError):
+            pass
     det = fd.teach()
     det.save(CACHE)
     return det

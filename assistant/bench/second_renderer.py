@@ -331,6 +331,204 @@ def _tone(lin: np.ndarray, contrast: float) -> np.ndarray:
     return np.clip(0.5 + (v - 0.5) * contrast + 0.08 * np.sin(2 * np.pi * v) * (contrast - 1.0), 0, 1)
 
 
+@dataclass(frozen=True)
+class Look:
+    """The camera, the room's light and the sensor of one picture, or of every frame of one
+    video (drawn once by :func:`draw_look`; see the module docstring for what each does).
+
+    Attributes
+    ----------
+    k, rot, t : (3, 3), (3, 3), (3,)
+        Intrinsics and pose (mat mm, z towards the mat; up is negative z).
+    residual : float
+        The radial distortion a calibration leaves.
+    light_az : float
+        The light's direction on the mat, radians (pawns' shading and shadows).
+    stress : bool
+        The stacked stress conditions.
+    draws : dict
+        Every other random choice, by name.
+    """
+
+    k: np.ndarray
+    rot: np.ndarray
+    t: np.ndarray
+    residual: float
+    light_az: float
+    stress: bool
+    draws: dict
+
+    def homography(self) -> np.ndarray:
+        """Mat mm -> picture px ``(3, 3)``."""
+        h = self.k @ np.column_stack([self.rot[:, 0], self.rot[:, 1], self.t])
+        return h / h[2, 2]
+
+
+def draw_look(rng: random.Random, size, stress: bool) -> Look:
+    """Draw a :class:`Look` (the whole mat in view); the draws' order is fixed, so a seed gives
+    the same look, and :func:`still`'s pictures stay what they were."""
+    layout = mat_layout("forbidden-desert")
+    light_az = rng.uniform(0, 2 * np.pi)
+    k, rot, t, residual = _look(rng, size, layout.outline_mm(), stress)
+    d: dict = {"table": [rng.uniform(0.1, 0.35), rng.uniform(0.15, 0.4), rng.uniform(0.2, 0.5)]}
+    d["table_level"] = rng.uniform(0.6, 1.0)
+    d["grad"] = (rng.uniform(0, 2 * np.pi), rng.uniform(0.0, 0.35))
+    d["lamp"] = (rng.uniform(0, size[0]), rng.uniform(0, size[1]), rng.uniform(0.0, 0.6))
+    d["cast"] = [rng.uniform(0.75, 1.15), 1.0, rng.uniform(0.8, 1.25)]
+    d["level"] = rng.uniform(0.8, 1.2)
+    if stress:
+        d["cast"] = [rng.uniform(0.45, 0.7), 1.0, rng.uniform(1.25, 1.7)]        # warm lamp
+        d["level"] = rng.uniform(0.3, 0.55)                                        # dim room
+        d["glare"] = (rng.uniform(0.2, 0.8) * size[0], rng.uniform(0.2, 0.8) * size[1], rng.uniform(0.5, 1.4),
+                      rng.uniform(20, 60))
+        d["vignette"] = rng.uniform(0.2, 0.45)
+    d["exposure"] = rng.uniform(0.75, 0.95)
+    if stress:
+        d["defocus"] = rng.uniform(1.0, 2.6)
+        length = rng.uniform(0.0, 4.0)
+        d["motion"] = (length, rng.uniform(0, np.pi) if length > 0.5 else 0.0)
+    d["photons"] = rng.uniform(300.0, 1500.0) * (0.4 if stress else 1.0)
+    d["read_noise"] = rng.uniform(0.002, 0.008)
+    d["wb"] = rng.uniform(0.3, 0.9)
+    d["contrast"] = rng.uniform(1.0, 1.25)
+    d["sharpen"] = (rng.uniform(0.0, 0.6), rng.uniform(0.0, 0.6))
+    d["quality"] = rng.randint(35, 60) if stress else rng.randint(70, 92)
+    return Look(k, rot, t, residual, light_az, stress, d)
+
+
+def table_plane(flats: list, pawns: list, look: Look, mat: bool = True, wood_seed: float = 0.5) -> np.ndarray:
+    """The flat table in linear light ``(H, W, 3) float32`` at ``PLANE_PPM``: the printed mat
+    (or a bare wooden table, ``wood_seed``), the pawns' soft shadows, then the flat pieces
+    ``(picture, centre mm, size mm, angle, corner mm)`` (:func:`random_table`)."""
+    layout = mat_layout("forbidden-desert")
+    plane = draw_mat(layout, PLANE_PPM).astype(np.float32)
+    if not mat:                                      # its own draws: the table stays the same
+        plane = _wood(random.Random(wood_seed), plane.shape)
+    shade = np.zeros(plane.shape[:2], np.float32)
+    for _colour, x, y, r, hgt in pawns:
+        off = 0.45 * hgt
+        c = (int((x + off * math.cos(look.light_az)) * PLANE_PPM), int((y + off * math.sin(look.light_az)) * PLANE_PPM))
+        cv2.ellipse(shade, c, (int(r * 1.4 * PLANE_PPM), int(r * PLANE_PPM)), math.degrees(look.light_az), 0, 360, 1.0,
+                    -1)
+    for pic, centre, size_mm, angle, corner in flats:
+        _paste(plane, pic, centre, size_mm, angle, corner)
+    shade = cv2.GaussianBlur(shade, (0, 0), 3.0 * PLANE_PPM)
+    plane *= (1.0 - 0.3 * shade)[..., None]
+    return (np.clip(plane, 0, 255) / 255.0) ** 2.2
+
+
+def shoot(lin: np.ndarray, pawns: list, look: Look, size, noise_seed: int, arm: tuple | None = None) -> np.ndarray:
+    """One picture ``(H, W, 3) uint8`` BGR of a :func:`table_plane`: warped by the look's
+    camera, the pawns drawn standing, an ``arm`` ``(entry (x, y) mm, hand (x, y) mm, skin BGR)``
+    reaching in above the table (:func:`_draw_arm`), then the room's light, the sensor (noise
+    from ``noise_seed``: every frame of a video its own), the camera's partial white balance and
+    automatic exposure (both follow what is in view, the arm too), tone curve, sharpening,
+    what the calibration leaves of the distortion, and JPEG."""
+    d, k, rot, t = look.draws, look.k, look.rot, look.t
+    stress = look.stress
+    scale = np.array([[1 / PLANE_PPM, 0, 0], [0, 1 / PLANE_PPM, 0], [0, 0, 1.0]])
+    h_mm = look.homography()
+    frame = np.empty((size[1], size[0], 3), np.float32)
+    frame[:] = np.array(d["table"], np.float32) * d["table_level"]
+    cv2.warpPerspective(lin, h_mm @ scale, size, dst=frame, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
+    for colour, x, y, r, hgt in pawns:
+        _draw_pawn(frame, k, rot, t, PAWN_BGR[colour], x, y, r, hgt, look.light_az)
+    if arm is not None:
+        _draw_arm(frame, look, *arm)
+    # light: a gradient, a lamp's falloff, a colour cast (the maps made once per look and size)
+    yy, xx, light, glare, vig = _light_maps(look, size)
+    frame *= light
+    if stress:
+        frame += glare
+        frame *= vig
+    # the sensor: exposure, photon and read noise on a Bayer mosaic, demosaicing
+    frame *= 1.0 / max(float(np.percentile(frame[..., 1], 97)), 0.05) * d["exposure"]
+    if stress:
+        frame = cv2.GaussianBlur(frame, (0, 0), d["defocus"])
+        length, ang = d["motion"]
+        if length > 0.5:
+            kern = np.zeros((15, 15), np.float32)
+            for s in np.linspace(-length / 2, length / 2, 9):
+                kern[int(round(7 + s * math.sin(ang))), int(round(7 + s * math.cos(ang)))] += 1
+            frame = cv2.filter2D(frame, -1, kern / kern.sum())
+    photons = d["photons"]
+    mosaic = np.zeros(frame.shape[:2], np.float32)
+    mosaic[0::2, 0::2] = frame[0::2, 0::2, 0]          # B G / G R (OpenCV's 'RG' pattern)
+    mosaic[0::2, 1::2] = frame[0::2, 1::2, 1]
+    mosaic[1::2, 0::2] = frame[1::2, 0::2, 1]
+    mosaic[1::2, 1::2] = frame[1::2, 1::2, 2]
+    nrng = np.random.default_rng(noise_seed)
+    mosaic = nrng.poisson(np.clip(mosaic, 0, 4) * photons) / photons + nrng.normal(0, d["read_noise"], mosaic.shape)
+    raw = np.clip(mosaic * 4095, 0, 4095).astype(np.uint16)
+    rgb = cv2.demosaicing(raw, cv2.COLOR_BayerRG2BGR).astype(np.float32) / 4095.0
+    # the camera's white balance: grey world, only partly
+    means = rgb.reshape(-1, 3).mean(axis=0) + 1e-6
+    rgb *= (means.mean() / means) ** d["wb"]
+    out = _tone(rgb, d["contrast"])
+    out8 = np.clip(out * 255 + 0.5, 0, 255).astype(np.uint8)
+    blur = cv2.GaussianBlur(out8, (0, 0), 1.2)
+    out8 = cv2.addWeighted(out8, 1.0 + d["sharpen"][0], blur, -d["sharpen"][1], 0)
+    # what a calibration leaves of the lens's distortion
+    if abs(look.residual) > 1e-4:
+        f = k[0, 0]
+        u = (xx - k[0, 2]) / f
+        v = (yy - k[1, 2]) / f
+        dd = 1.0 + look.residual * (u * u + v * v)
+        out8 = cv2.remap(out8, (u * dd * f + k[0, 2]).astype(np.float32), (v * dd * f + k[1, 2]).astype(np.float32),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    ok, buf = cv2.imencode(".jpg", out8, [cv2.IMWRITE_JPEG_QUALITY, d["quality"]])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def _light_maps(look: Look, size) -> tuple:
+    """``(yy, xx, light, glare, vignette)`` of :func:`shoot` for ``look`` at ``size``: pixel
+    grids ``(H, W) float32``, the light's gain ``(H, W, 3)``, the glare ``(H, W, 3)`` and the
+    vignetting ``(H, W, 1)`` (None without stress), kept in ``look.draws`` after the first call."""
+    key = ("_maps", tuple(size))
+    if key in look.draws:
+        return look.draws[key]
+    d = look.draws
+    yy, xx = np.mgrid[0:size[1], 0:size[0]].astype(np.float32)
+    g_ang, g_amount = d["grad"]
+    grad = 1.0 + g_amount * ((xx / size[0] - 0.5) * math.cos(g_ang) + (yy / size[1] - 0.5) * math.sin(g_ang))
+    lx, ly, l_amount = d["lamp"]
+    lamp = 1.0 + l_amount * np.exp(-((xx - lx) ** 2 + (yy - ly) ** 2) / (2 * (0.35 * size[0]) ** 2))
+    light = (grad * lamp)[..., None] * np.array(d["cast"], np.float32) * d["level"]
+    glare = vig = None
+    if look.stress:
+        gx, gy, amp, sigma = d["glare"]
+        g = amp * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma ** 2))
+        glare = g[..., None] * np.array([0.8, 0.95, 1.0], np.float32)
+        vig = (1.0 - d["vignette"] * (((xx - size[0] / 2) / (size[0] / 2)) ** 2
+                                      + ((yy - size[1] / 2) / (size[1] / 2)) ** 2) / 2)[..., None]
+    d[key] = (yy, xx, light, glare, vig)
+    return d[key]
+
+
+def _draw_arm(img: np.ndarray, look: Look, entry_mm, hand_mm, skin_bgr) -> None:
+    """An arm reaching from ``entry_mm`` (beyond the mat's edge, 150 mm above the table) down to a
+    hand 40 mm above ``hand_mm``: a tapering band 90 -> 70 mm wide and an oval hand, in ``skin_bgr``
+    (0..255), shaded along its length, drawn over ``img`` (linear light) in place."""
+    k, rot, t = look.k, look.rot, look.t
+    path = np.array([[*entry_mm, -150.0], [*hand_mm, -40.0]], np.float64)
+    steps = np.linspace(0.0, 1.0, 12)
+    pts = path[0] + (path[1] - path[0]) * steps[:, None]
+    px, depth = _project(k, rot, t, pts)
+    mask = np.zeros(img.shape[:2], np.uint8)
+    for i in range(len(pts) - 1):
+        width = (90.0 - 20.0 * steps[i]) * k[0, 0] / depth[i]
+        cv2.line(mask, tuple(np.round(px[i]).astype(int)), tuple(np.round(px[i + 1]).astype(int)), 255,
+                 max(2, int(width)))
+    hand_r = 45.0 * k[0, 0] / depth[-1]
+    cv2.circle(mask, tuple(np.round(px[-1]).astype(int)), max(2, int(hand_r)), 255, -1)
+    ys, xs = np.nonzero(mask)
+    if len(xs) == 0:
+        return
+    base = (np.array(skin_bgr, np.float32) / 255.0) ** 2.2
+    shade = 0.75 + 0.25 * np.cos((xs + ys) / 37.0)
+    img[ys, xs] = base * shade[:, None]
+
+
 def still(seed: int, root: str | Path, stress: bool = False, size=(1280, 720), mat: bool = True,
           table=random_table) -> Still:
     """One picture of a random table (see the module docstring); ``root`` is the component
@@ -344,99 +542,16 @@ def still(seed: int, root: str | Path, stress: bool = False, size=(1280, 720), m
         When a photo the table needs is missing.
     """
     rng = random.Random(seed * 7907 + (1 if stress else 0))
-    root = Path(root)
     layout = mat_layout("forbidden-desert")
-    plane = draw_mat(layout, PLANE_PPM).astype(np.float32)
-    if not mat:                                      # its own draws: the table stays the same
-        plane = _wood(random.Random(seed + 0.5), plane.shape)
-    flats, pawns, truth = table(rng, root)
-    # the pawns' soft shadows first, on the mat plane
-    light_az = rng.uniform(0, 2 * np.pi)
-    shade = np.zeros(plane.shape[:2], np.float32)
-    for _colour, x, y, r, hgt in pawns:
-        off = 0.45 * hgt
-        c = (int((x + off * math.cos(light_az)) * PLANE_PPM), int((y + off * math.sin(light_az)) * PLANE_PPM))
-        cv2.ellipse(shade, c, (int(r * 1.4 * PLANE_PPM), int(r * PLANE_PPM)), math.degrees(light_az), 0, 360, 1.0, -1)
-    for pic, centre, size_mm, angle, corner in flats:
-        _paste(plane, pic, centre, size_mm, angle, corner)
-    shade = cv2.GaussianBlur(shade, (0, 0), 3.0 * PLANE_PPM)
-    plane *= (1.0 - 0.3 * shade)[..., None]
-    lin = (np.clip(plane, 0, 255) / 255.0) ** 2.2
-    k, rot, t, residual = _look(rng, size, layout.outline_mm(), stress)
-    scale = np.array([[1 / PLANE_PPM, 0, 0], [0, 1 / PLANE_PPM, 0], [0, 0, 1.0]])
-    h_mm = k @ np.column_stack([rot[:, 0], rot[:, 1], t])
-    h_mm /= h_mm[2, 2]
-    table = np.array([rng.uniform(0.1, 0.35), rng.uniform(0.15, 0.4), rng.uniform(0.2, 0.5)], np.float32)
-    frame = np.empty((size[1], size[0], 3), np.float32)
-    frame[:] = table * rng.uniform(0.6, 1.0)
-    cv2.warpPerspective(lin, h_mm @ scale, size, dst=frame, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
-    for colour, x, y, r, hgt in pawns:
-        _draw_pawn(frame, k, rot, t, PAWN_BGR[colour], x, y, r, hgt, light_az)
-    # light: a gradient, a lamp's falloff, a colour cast
-    yy, xx = np.mgrid[0:size[1], 0:size[0]].astype(np.float32)
-    g_ang = rng.uniform(0, 2 * np.pi)
-    grad = 1.0 + rng.uniform(0.0, 0.35) * ((xx / size[0] - 0.5) * math.cos(g_ang) + (yy / size[1] - 0.5) * math.sin(g_ang))
-    lx, ly = rng.uniform(0, size[0]), rng.uniform(0, size[1])
-    lamp = 1.0 + rng.uniform(0.0, 0.6) * np.exp(-((xx - lx) ** 2 + (yy - ly) ** 2) / (2 * (0.35 * size[0]) ** 2))
-    kelvin_cast = np.array([rng.uniform(0.75, 1.15), 1.0, rng.uniform(0.8, 1.25)], np.float32)
-    level = rng.uniform(0.8, 1.2)
-    if stress:
-        kelvin_cast = np.array([rng.uniform(0.45, 0.7), 1.0, rng.uniform(1.25, 1.7)], np.float32)   # warm lamp
-        level = rng.uniform(0.3, 0.55)                                                              # dim room
-        gx, gy = rng.uniform(0.2, 0.8) * size[0], rng.uniform(0.2, 0.8) * size[1]
-        glare = rng.uniform(0.5, 1.4) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * rng.uniform(20, 60) ** 2))
-    frame *= (grad * lamp)[..., None] * kelvin_cast * level
-    if stress:
-        frame += glare[..., None] * np.array([0.8, 0.95, 1.0], np.float32)
-        vig = 1.0 - rng.uniform(0.2, 0.45) * (((xx - size[0] / 2) / (size[0] / 2)) ** 2 + ((yy - size[1] / 2) / (size[1] / 2)) ** 2) / 2
-        frame *= vig[..., None]
-    # the sensor: exposure, photon and read noise on a Bayer mosaic, demosaicing
-    exposure = 1.0 / max(float(np.percentile(frame[..., 1], 97)), 0.05) * rng.uniform(0.75, 0.95)
-    frame *= exposure
-    if stress:
-        r = rng.uniform(1.0, 2.6)
-        frame = cv2.GaussianBlur(frame, (0, 0), r)
-        length = rng.uniform(0.0, 4.0)
-        if length > 0.5:
-            kern = np.zeros((15, 15), np.float32)
-            ang = rng.uniform(0, np.pi)
-            for s in np.linspace(-length / 2, length / 2, 9):
-                kern[int(round(7 + s * math.sin(ang))), int(round(7 + s * math.cos(ang)))] += 1
-            frame = cv2.filter2D(frame, -1, kern / kern.sum())
-    photons = rng.uniform(300.0, 1500.0) * (0.4 if stress else 1.0)
-    mosaic = np.zeros(frame.shape[:2], np.float32)
-    mosaic[0::2, 0::2] = frame[0::2, 0::2, 0]          # B G / G R (OpenCV's 'RG' pattern)
-    mosaic[0::2, 1::2] = frame[0::2, 1::2, 1]
-    mosaic[1::2, 0::2] = frame[1::2, 0::2, 1]
-    mosaic[1::2, 1::2] = frame[1::2, 1::2, 2]
-    nrng = np.random.default_rng(seed)
-    mosaic = nrng.poisson(np.clip(mosaic, 0, 4) * photons) / photons + nrng.normal(0, rng.uniform(0.002, 0.008), mosaic.shape)
-    raw = np.clip(mosaic * 4095, 0, 4095).astype(np.uint16)
-    rgb = cv2.demosaicing(raw, cv2.COLOR_BayerRG2BGR).astype(np.float32) / 4095.0
-    # the camera's white balance: grey world, only partly
-    means = rgb.reshape(-1, 3).mean(axis=0) + 1e-6
-    wb = (means.mean() / means) ** rng.uniform(0.3, 0.9)
-    rgb *= wb
-    out = _tone(rgb, rng.uniform(1.0, 1.25))
-    out8 = np.clip(out * 255 + 0.5, 0, 255).astype(np.uint8)
-    blur = cv2.GaussianBlur(out8, (0, 0), 1.2)
-    out8 = cv2.addWeighted(out8, 1.0 + rng.uniform(0.0, 0.6), blur, -rng.uniform(0.0, 0.6), 0)
-    # what a calibration leaves of the lens's distortion
-    if abs(residual) > 1e-4:
-        f = k[0, 0]
-        u = (xx - k[0, 2]) / f
-        v = (yy - k[1, 2]) / f
-        d = 1.0 + residual * (u * u + v * v)
-        out8 = cv2.remap(out8, (u * d * f + k[0, 2]).astype(np.float32), (v * d * f + k[1, 2]).astype(np.float32),
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    quality = rng.randint(35, 60) if stress else rng.randint(70, 92)
-    ok, buf = cv2.imencode(".jpg", out8, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    flats, pawns, truth = table(rng, Path(root))
+    look = draw_look(rng, size, stress)
+    image = shoot(table_plane(flats, pawns, look, mat, seed + 0.5), pawns, look, size, seed)
+    h_mm = look.homography()
     corners = cv2.perspectiveTransform(np.array(_play_corners(layout), np.float64).reshape(-1, 1, 2), h_mm).reshape(4, 2)
     markers = [cv2.perspectiveTransform(np.array(m.corners_mm, np.float64).reshape(-1, 1, 2), h_mm).reshape(4, 2)
                for m in layout.markers]
     marker_px = min(float(np.linalg.norm(m[1] - m[0])) for m in markers)
-    return Still(image, h_mm, k, truth, corners, marker_px)
+    return Still(image, h_mm, look.k, truth, corners, marker_px)
 
 
 def _play_corners(layout) -> list:

@@ -509,8 +509,11 @@ class BoardTracker:
 
     Markers are searched every ``every`` frames (and on every frame until the first fit, or
     when :meth:`request` asks), which keeps the idle path cheap; between searches the last
-    homography stands. With fewer than 3 markers in a searched frame the last good homography
-    is kept and the frame is ``occluded``. A new fit whose play-area corners moved more than
+    homography stands. The first fit is found by the thorough search of :func:`detect_markers`;
+    later searches are quick, unless the quick passes could not find the board on the first
+    fit's frame (``soft``: markers small or blurred), when they stay thorough. With fewer than
+    3 markers in a searched frame the last good homography is kept and the frame is
+    ``occluded``. A new fit whose play-area corners moved more than
     ``BUMP_PX`` is a bump: the new homography replaces the old one and the frame says so.
 
     Parameters
@@ -532,6 +535,9 @@ class BoardTracker:
         self.homography = self.manual.homography if self.manual else None
         #: the last marker search found fewer than 3 markers (an arm over them, the board gone)
         self.hidden = False
+        #: this camera's markers are too small or soft for the quick passes of
+        #: :func:`detect_markers` (learnt on the first fit): every search is then thorough
+        self.soft = False
 
     def request(self) -> None:
         """Search for the markers on the next frame (e.g. when the scene has just settled)."""
@@ -545,8 +551,13 @@ class BoardTracker:
         if not (self._due or self.homography is None or self._count % self.every == 0):
             return TrackState("registered", self.homography, -1)
         self._due = False
-        markers = detect_markers(frame, self.detector, thorough=self.homography is None)
+        first = self.homography is None
+        markers = detect_markers(frame, self.detector, thorough=first or self.soft)
         fit = register(markers, self.layout)
+        if fit and first:
+            # would the quick passes have found the board? If not (a dim, defocused or distant
+            # webcam), a quick search would later call the markers hidden on every still frame
+            self.soft = not register(detect_markers(frame, self.detector, thorough=False), self.layout)
         self.hidden = not fit
         if not fit:
             return TrackState("occluded" if self.homography is not None else "not_found",

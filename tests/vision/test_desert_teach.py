@@ -101,3 +101,32 @@ def test_the_demo_detector_carries_the_shipped_piece_networks():
     shipped = root / "assistant" / "vision" / "detectors" / "data" / "piece-blobs.npz"
     demo = root / "models" / "forbidden-desert-own-art" / "piece-blobs.npz"
     assert demo.read_bytes() == shipped.read_bytes()
+
+
+@needs_photos
+def test_the_second_renderer_acts_a_game_out_on_video():
+    """A game's video: the opening table still (frames differ only by sensor noise), an arm
+    reaching in for each table the game shows, every piece kept in its place between states,
+    and the same seed giving the same frames."""
+    from assistant.bench import desert_games_unseen as g
+    from assistant.games.forbidden_desert.simulate import random_game
+
+    game = random_game(5, n_players=3, max_events=8)
+    parts = g.acted_parts(game.states, game.events)
+    assert parts and all(p["tables"] for p in parts)
+    size = (320, 180)
+    frames = list(g.video(5, parts, game.states[0], False, PHOTOS, size))
+    per_table = 2 * g.REACH + g.DWELL + g.HOLD
+    assert len(frames) == g.HOLD + 6 + per_table * sum(len(p["tables"]) for p in parts)
+    opening = [img.astype(float) for p, img in frames if p == 0]
+    arm = frames[g.HOLD + 6 + g.REACH][1].astype(float)           # the hand over the first cell
+
+    def changed(a, b):                        # share of pixels changed by more than noise can
+        return float((np.abs(a - b).max(axis=2) > 40).mean())
+
+    assert changed(opening[1], opening[2]) < 0.002 and changed(arm, opening[2]) > 0.01
+    again = list(g.video(5, parts[:1], game.states[0], False, PHOTOS, size))
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(again, frames))
+    table = g.GameTable(5, PHOTOS)
+    first = table.pieces(game.states[0])[0]
+    assert table.pieces(game.states[0])[0][0][1] == first[0][1]      # a tile keeps its place

@@ -305,8 +305,31 @@ def test_the_live_tracker_keeps_the_quick_passes_once_it_holds_a_homography(fd, 
     tracker = BoardTracker(layout, every=1)
     h = camera_homography(layout, 20, 10)
     tracker.update(render(layout, h, tex))
+    assert calls == [True, False] and not tracker.soft      # the first fit, and the quick passes tried on it
     tracker.update(np.full((SIZE[1], SIZE[0], 3), 90, np.uint8))
-    assert calls == [True, False]
+    assert calls == [True, False, False]
+
+
+def test_a_soft_webcam_is_searched_thoroughly_and_its_still_frames_are_not_hidden(monkeypatch):
+    """Markers the quick passes cannot read (20 px wide, blur sigma 3): the tracker learns so on
+    its first fit and keeps searching thoroughly; with the quick passes alone every later search
+    called the markers hidden and the motion gate held the table as occluded for good."""
+    from assistant.vision import registration
+
+    layout = mat_layout("forbidden-desert")
+    tex = draw_mat(layout, TEX_PPM)
+    h_true = _still(layout, 20, 11 + 20, seed=20)
+    image = _blurred(render(layout, h_true, tex), "gauss", 3.0, 0)
+    assert not register(detect_markers(image, make_detector(), thorough=False), layout)   # the quick passes fail
+    calls = []
+    real = registration.detect_markers
+    monkeypatch.setattr(registration, "detect_markers", lambda *a, **k: calls.append(k.get("thorough", True)) or real(*a, **k))
+    tracker = BoardTracker(layout, every=1)
+    assert tracker.update(image).status == "registered" and tracker.soft
+    for k in range(3):
+        state = tracker.update(_blurred(render(layout, h_true, tex), "gauss", 3.0, k + 1))
+        assert state.status == "registered" and not tracker.hidden
+    assert calls == [True, False, True, True, True]
 
 
 @pytest.mark.parametrize("marker_px", [8.0, 10.0])
