@@ -92,6 +92,14 @@ def arrow_reading(frame: np.ndarray, homography: np.ndarray, edge: Edge, white: 
     return Reading(label, round(_logistic(margin), 4), round(max(0.0, margin), 3))
 
 
+def _bgr_image(a, name: str) -> np.ndarray:
+    """``a`` as an ``(H, W, 3) uint8`` array; ValueError naming ``name`` for any other shape or dtype."""
+    a = np.asarray(a)
+    if a.ndim != 3 or a.shape[2] != 3 or a.dtype != np.uint8:
+        raise ValueError(f"{name} must be (H, W, 3) uint8 BGR, got {a.shape} {a.dtype}")
+    return a
+
+
 def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence[tuple],
                layout: MatLayout | None = None, ppm: float = PPM) -> dict[tuple, Reading]:
     """Read Scout Pennant slots off one frame.
@@ -120,9 +128,7 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
     ValueError
         For a frame that is not ``(H, W, 3) uint8``.
     """
-    frame = np.asarray(frame)
-    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
-        raise ValueError(f"frame must be (H, W, 3) uint8 BGR, got {frame.shape} {frame.dtype}")
+    frame = _bgr_image(frame, "frame")
     if homography is None or not np.all(np.isfinite(homography)):
         return {}
     layout = layout or mat_layout(GAME)
@@ -389,9 +395,7 @@ def board_homography(image: np.ndarray, layout: MatLayout | None = None) -> tupl
     """
     from ..registration import detect_markers, make_detector, register
 
-    image = np.asarray(image)
-    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-        raise ValueError(f"image must be (H, W, 3) uint8 BGR, got {image.shape} {image.dtype}")
+    image = _bgr_image(image, "image")
     fit = register(detect_markers(image, make_detector()), layout or mat_layout(GAME))
     if not fit:
         return None, str(getattr(fit, "reason", "board not found"))
