@@ -1,10 +1,13 @@
-"""Scout Pennant's registration check (issue 18): pieces a hand lays up to 2.5 mm off their place
-do not make the detector doubt a good homography, while a homography that is off (moved or
-turned) still makes every reading unsure.
+"""Scout Pennant on pictures made differently (issue 18).
 
-The photographed table uses a development seed of the kit photographs (75,001, stress set), not
-a measuring seed of ``assistant bench detect`` (2,000,001+) or of ``assistant bench setup``
-(50,000-50,019 and 55,000-55,019)."""
+- The registration check: pieces a hand lays up to 2.5 mm off their place do not make the
+  detector doubt a good homography, while a homography that is off (moved or turned) still
+  makes every reading unsure.
+- The mat's colour references survive a white balance that clips the paper in one channel.
+
+The photographed tables use development seeds of the kit photographs (75,001 and 3,024, stress
+set), not measuring seeds of ``assistant bench detect`` (2,000,001+ and 2,050,001+) or of
+``assistant bench setup`` (50,000-50,019 and 55,000-55,019)."""
 
 from __future__ import annotations
 
@@ -92,3 +95,28 @@ def test_a_photographed_table_with_a_wrong_homography_reads_nothing_sure(photogr
     mat_move = np.array([[c, -s, cx - c * cx + s * cy], [s, c, cy - s * cx - c * cy + dy], [0.0, 0.0, 1.0]])
     readings = read_slots(image, homography @ mat_move, all_slots())
     assert readings and not any(r.sure for r in readings.values())
+
+
+def test_a_green_table_whose_white_balance_clips_red_keeps_the_mats_colour_references():
+    """On a green table a webcam's grey-world white balance lifts red until the paper clips there
+    (kit photographs, development seed 3,024, stress set); the mat's references are still read
+    (the clipped channel's paper from the greys) and no pawn's colour is read wrong and sure.
+    Before issue 18 the clipped white patch threw every strip away, the nominal inks were used
+    and red pawns read purple with margins above 10."""
+    import cv2
+
+    from assistant.bench.kit_photos import pennant_still
+    from assistant.vision.colour_refs import read_strips
+    from assistant.vision.kits.scout_pennant_colour import SATURATED, pennant_refs
+    from assistant.vision.kits.scout_pennant_detect import board_homography
+
+    cv2.setNumThreads(1)
+    layout = mat_layout("scout-pennant")
+    image, table, shot = pennant_still(3_024, "stress")
+    homography, reason = board_homography(image)
+    assert shot.p["table"] == "green felt" and homography is not None, reason
+    assert any(np.any(np.asarray(s["white"][0]) >= SATURATED) for s in read_strips(image, homography, layout))
+    assert pennant_refs(image, homography, layout) is not None
+    readings = read_slots(image, homography, all_slots())
+    sure_wrong = {s: (table[s], r.label) for s, r in readings.items() if s[0] == "patrol" and r.label != table[s] and r.sure}
+    assert not sure_wrong
