@@ -48,8 +48,11 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     the level of the paper next to it, per channel, averaged over the strips read).
 
     The paper's level comes from :func:`strip_paper` (estimated from the greys where clipped); a
-    strip whose white patch does not read about paper (0.8-1.25 of it) and whose black is not
-    dark (below 0.6 of it) in every channel is covered or glared and not used.
+    strip whose white patch does not read about paper (0.8-1.25 of it, in every channel where
+    the patch is not clipped) or whose black is not dark (below 0.6 of it in every channel) is
+    covered or glared and not used. (Before issue 18 a white patch clipped in one channel, as a
+    webcam's white balance gives on a green table, threw the strip away, and with it the
+    frame's colour references.)
 
     Parameters
     ----------
@@ -73,7 +76,10 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
         if not np.all(np.isfinite(paper)):
             continue
         rw, rb = strip["white"][0] / paper, strip["black"][0] / paper
-        if not (np.all((rw > 0.8) & (rw < 1.25)) and np.all(rb < 0.6)):
+        # a white patch clipped in a channel says nothing of the paper there (the paper's level
+        # then comes from the greys, :func:`strip_paper`): only its unclipped channels are checked
+        told = np.asarray(strip["white"][0], np.float64) < SATURATED
+        if not (np.all((rw > 0.8) & (rw < 1.25) | ~told) and np.all(rb < 0.6)):
             continue                                  # covered, or glare across the strip
         for name, (patch, _p) in strip.items():
             ratios.setdefault(name, []).append(patch / paper)

@@ -51,6 +51,10 @@ on one side (:meth:`HexLook.glared_beside`) is therefore read unsure, and so are
 
 Crops are warped straight from the frame with the homography composed with the crop's own
 placement (one interpolation), at :data:`PPM` px per mm.
+
+This module measures and reads one hex; the arrows, the whole board (``read_slots``, the rules
+as priors, the registration check) are in :mod:`.scout_pennant_board`, whose public names stay
+importable from here.
 """
 
 from __future__ import annotations
@@ -63,15 +67,14 @@ import cv2
 import numpy as np
 
 from ...tracking.base import Reading
-from ..mats import Cell, Edge, MatLayout, mat_layout
-from .scout_pennant import GAME, PAWN_COLOURS, PAWN_MM, PAWN_RIM_MM
-from .scout_pennant_colour import colour_scores, green_boundary, nominal_refs, pennant_refs
+from ..mats import Cell
+from .scout_pennant import PAWN_COLOURS, PAWN_MM, PAWN_RIM_MM
+from .scout_pennant_colour import colour_scores, nominal_refs
 
 PPM = 2.5                   #: sampling resolution of the crops, px per mm
 HEX_HALF_MM = 27.5          #: half side of a hex crop (covers the white zones by the corners)
 WHITE_AT_MM, WHITE_R_MM = 24.5, 2.5     #: white zones: discs this far towards each corner
 SHIFT_MM = 2.5              #: how far off centre a clearing is looked for
-SHIFT_SUSPECT_MM = 1.6      #: median offset of the clearings found beyond which the homography is suspect
 GAP_MM = (10.3, 12.2)       #: the grey gap of a clearing between pawn and ring (dark in a forest)
 RING_MM = (13.8, 16.2)      #: the clearing's black ring
 CENTRE_MM = 5.5             #: where a pawn's colour is sampled
@@ -81,7 +84,6 @@ PAWN_OUT_MM = (PAWN_MM / 2 + 0.6, PAWN_MM / 2 + 1.6)                      #: the
 PAWN_SHIFT_MM = 3.2         #: how far from the clearing's centre a pawn's is looked for
 PAWN_FOUND = 0.08           #: rim response (ink) above which the pawn's centre is trusted
 DARK_MM = 17.0              #: where the darkest ink of a hex's piece is looked for
-ARROW_ZONE_MM = (1.0, 4.0, 2.5)        #: along from, along to, half across
 SATURATED = 250.0           #: a white reference this bright (0-255) in some channel is glare
 
 #: decision boundaries and noise scales (tuned on rendered training scenes, seeds 0-99 and the
@@ -99,8 +101,6 @@ GREEN_AT, GREEN_SCALE = 0.06, 0.012            #: the gap's green excess: cleari
 #: (assistant.bench.kit_photos, seeds 500-504, both sets)
 RING_AT, RING_SCALE = -0.045, 0.03
 COLOUR_CAP = 4.0           #: the colour's log-odds are bounded: a clear shape outvotes a misleading colour
-ARROW_NONE_BELOW, ARROW_ABOVE, ARROW_SCALE = 0.17, 0.40, 0.05   #: darker zone's ink: none, dead band, arrow
-ARROW_SIDE_SCALE = 0.08                        #: ink difference of the two zones
 CAPPED = 0.4                                   #: the margin of a reading capped unsure (< MIN_MARGIN)
 COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
 SPREAD_AT, SPREAD_SCALE, SPREAD_CAP = 0.10, 0.02, 3.0   #: pawn outline evidence: boundary, scale, bound
@@ -663,344 +663,23 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     return _reading(order[0], margin, look)
 
 
-@lru_cache(maxsize=4)
-def _arrow_zones(ppm: float):
-    """Masks of the zones behind ``a`` (x < 0) and behind ``b`` (x > 0) on an edge crop."""
-    x0, x1, half = ARROW_ZONE_MM
-    hw, hh = x1 + 0.5, half + 0.5
-    w, h = int(round(2 * hw * ppm)), int(round(2 * hh * ppm))
-    xs = -hw + (np.arange(w) + 0.5) / ppm
-    ys = -hh + (np.arange(h) + 0.5) / ppm
-    xx, yy = np.meshgrid(xs, ys)
-    across = np.abs(yy) <= half
-    return hw, hh, across & (xx <= -x0) & (xx >= -x1), across & (xx >= x0) & (xx <= x1)
+#: what reads a whole board (the board-level judgements) lives in :mod:`.scout_pennant_board`;
+#: these names stay importable from here
+_BOARD_NAMES = frozenset({"arrow_reading", "ARROW_ZONE_MM", "ARROW_NONE_BELOW", "ARROW_ABOVE",
+                          "ARROW_SCALE", "ARROW_SIDE_SCALE", "read_slots", "board_green", "patrol_prior", "arrow_prior", "registration_suspect", "all_slots", "detect_image", "board_homography", "SHIFT_SUSPECT_MM", "PLACE_MM", "SUSPECT_Z"})
 
 
-def arrow_reading(frame: np.ndarray, homography: np.ndarray, edge: Edge, white: np.ndarray,
-                  ppm: float = PPM, visible: bool = True, washed: bool = False) -> Reading:
-    """``none`` / ``forward`` (``edge.a -> edge.b``) / ``backward`` on one edge (module docstring).
-
-    Parameters
-    ----------
-    frame : (H, W, 3) uint8 BGR
-    homography : (3, 3)
-    edge : Edge
-        ``edge.a < edge.b`` as the slot's cells are ordered.
-    white : (3,) float
-        Paper white near the edge (the mean of its two hexes'), BGR 0-255.
-    ppm : float
-    visible : bool
-        Both hexes lie inside the frame (else confidence 0).
-    washed : bool
-        A hex of the edge is washed out (:meth:`HexLook.washed`): the reading is capped unsure.
-
-    Returns
-    -------
-    Reading
-        ``margin`` in units of the ink-contrast scale (>= ``MIN_MARGIN`` is sure); confidence 0
-        when not ``visible``.
-    """
-    hw, hh, zone_a, zone_b = _arrow_zones(ppm)
-    patch = warp_patch(frame, homography, edge.midpoint_mm, hw, hh, edge.angle_deg, ppm)
-    ink = _ink(patch, white)
-    ia, ib = float(np.median(ink[zone_a])), float(np.median(ink[zone_b]))
-    darker = max(ia, ib)
-    none = (ARROW_NONE_BELOW - darker) / ARROW_SCALE
-    present = (darker - ARROW_ABOVE) / ARROW_SCALE
-    side = (ib - ia) / ARROW_SIDE_SCALE
-    if none > present:
-        label, margin = "none", none
-    else:
-        label, margin = ("forward" if side > 0 else "backward"), min(present, abs(side))
-    if washed:
-        margin = min(margin, CAPPED)
-    if not visible:
-        return Reading(label, 0.0, 0.0)
-    return Reading(label, round(_logistic(margin), 4), round(max(0.0, margin), 3))
-
-
-def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence[tuple],
-               layout: MatLayout | None = None, ppm: float = PPM) -> dict[tuple, Reading]:
-    """Read Scout Pennant slots off one frame.
-
-    Parameters
-    ----------
-    frame : (H, W, 3) uint8 BGR
-        Undistorted.
-    homography : (3, 3) or None
-        Mat mm -> frame px; ``None`` (no board found) reads nothing.
-    slots : sequence of tuple
-        ``("piece", q, r)``, ``("patrol", q, r)``, ``("arrow", q1, r1, q2, r2)`` (see
-        :mod:`assistant.tracking.scout_pennant`).
-    layout : MatLayout, optional
-        Default ``mat_layout("scout-pennant")``.
-    ppm : float
-
-    Returns
-    -------
-    dict slot -> Reading
-        One reading per slot the mat has (unknown slots are left out); ``{}`` without a
-        homography.
+def __getattr__(name: str):
+    """The board-level names of :mod:`.scout_pennant_board`, imported from there on first use
+    (PEP 562; that module builds on this one, so it is not imported at the top).
 
     Raises
     ------
-    ValueError
-        For a frame that is not ``(H, W, 3) uint8``.
+    AttributeError
+        For any other name this module does not have.
     """
-    frame = np.asarray(frame)
-    if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
-        raise ValueError(f"frame must be (H, W, 3) uint8 BGR, got {frame.shape} {frame.dtype}")
-    if homography is None or not np.all(np.isfinite(homography)):
-        return {}
-    layout = layout or mat_layout(GAME)
-    cells = {c.key: c for c in layout.cells}
-    edges = {(e.a, e.b) if e.a < e.b else (e.b, e.a): e for e in layout.edges}
-    needed: set = set()
-    for slot in slots:
-        if slot[0] in ("piece", "patrol"):
-            needed.add((slot[1], slot[2]))
-        elif slot[0] == "arrow":
-            needed |= {(slot[1], slot[2]), (slot[3], slot[4])}
-    needed &= set(cells)
-    # the light's colour from the needed hexes, and a spread of others (every third cell) when few are needed
-    sample = needed if len(needed) >= 12 else needed | {k for k in cells if (k[0] + 2 * k[1]) % 3 == 0}
-    looks = {k: look_at_hex(frame, homography, cells[k], ppm) for k in sorted(sample)}
-    chroma = light_chroma(list(looks.values()))
-    misregistered = registration_suspect(list(looks.values()))
-    refs = pennant_refs(frame, homography, layout)
-    green = board_green(list(looks.values()), green_boundary(refs, (GREEN_AT, GREEN_SCALE)))
-    pieces: dict = {}
+    if name in _BOARD_NAMES:
+        from . import scout_pennant_board
 
-    def look(key):
-        if key not in looks:
-            looks[key] = look_at_hex(frame, homography, cells[key], ppm)
-        return looks[key]
-
-    nbrs: dict = {}
-    for a, b in edges:
-        nbrs.setdefault(a, []).append(b)
-        nbrs.setdefault(b, []).append(a)
-
-    def blind(key) -> bool:
-        # looks empty, with glare on a clearing beside it: a glare spot may clip a whole piece to white
-        lk = look(key)
-        if math.hypot(lk.gap, lk.ring) >= EMPTY_BELOW:
-            return False
-        return any(look(n).glared_beside() for n in nbrs.get(key, ()))
-
-    def piece_of(key) -> Reading:
-        if key not in pieces:
-            lk = look(key)
-            piece = piece_reading(lk, chroma, green)
-            if piece.sure and blind(key):
-                piece = _reading(piece.label, min(piece.margin, CAPPED), lk)
-            pieces[key] = piece
-        return pieces[key]
-
-    out: dict[tuple, Reading] = {}
-    for slot in slots:
-        kind = slot[0]
-        if kind in ("piece", "patrol") and (slot[1], slot[2]) in cells:
-            key = (slot[1], slot[2])
-            piece = piece_of(key)
-            out[slot] = piece if kind == "piece" else patrol_prior(patrol_reading(look(key), piece, chroma, refs), piece)
-        elif kind == "arrow" and ((slot[1], slot[2]), (slot[3], slot[4])) in edges:
-            a, b = (slot[1], slot[2]), (slot[3], slot[4])
-            e = edges[(a, b)]
-            la, lb = look(a), look(b)
-            if (e.a, e.b) != (a, b):           # the layout lists it the other way round
-                e = Edge(a, b, e.midpoint_mm, (e.angle_deg + 180.0) % 360.0)
-            raw = arrow_reading(frame, homography, e, (la.white + lb.white) / 2, ppm, la.visible and lb.visible,
-                                la.washed(chroma) or lb.washed(chroma) or la.lifted(chroma) or lb.lifted(chroma)
-                                or blind(a) or blind(b))
-            out[slot] = arrow_prior(raw, piece_of(a), piece_of(b))
-    if misregistered:
-        out = {slot: Reading(r.label, 0.0, 0.0) for slot, r in out.items()}
-    return out
-
-
-def board_green(looks: Sequence[HexLook], fallback: tuple[float, float]) -> tuple[float, float]:
-    """The frame's forest/clearing boundary of the gap's green excess, from the board itself:
-    the hexes whose shape alone says forest (ring-minus-gap response below ``RING_AT - 3
-    RING_SCALE``) or clearing (above ``RING_AT + 4 RING_SCALE``) show this frame's forest and
-    clearing greens; the boundary lies midway between their medians, the scale is a sixth of
-    their distance (at least 0.008).
-
-    Parameters
-    ----------
-    looks : sequence of HexLook
-        The hexes measured (a spread over the board).
-    fallback : (at, scale)
-        Used with fewer than two of either (an early board has no forest), or when they lie
-        less than 0.02 apart: the references' or the nominal boundary.
-
-    Returns
-    -------
-    (float, float)
-    """
-    shown = [lk for lk in looks if lk.visible and math.hypot(lk.gap, lk.ring) > PRESENT_ABOVE]
-    forests = [lk.green for lk in shown if lk.contrast < RING_AT - 3 * RING_SCALE]
-    clearings = [lk.green for lk in shown if lk.contrast > RING_AT + 4 * RING_SCALE]
-    if len(forests) < 2 or len(clearings) < 2:
-        return fallback
-    f, c = float(np.median(forests)), float(np.median(clearings))
-    if f - c < 0.02:
-        return fallback
-    return (f + c) / 2, max(0.008, (f - c) / 6)
-
-
-def patrol_prior(patrol: Reading, piece: Reading) -> Reading:
-    """The rules as a prior (rules §2.3): a patrol stands only on a clearing. On a hex whose piece
-    reads ``forest`` or ``empty`` for sure, the patrol reads ``none`` with the piece's confidence,
-    keeping a colour it saw among its ``alternatives`` (what lies there is no patrol, whatever the
-    forest's greens look like under the light).
-
-    Parameters
-    ----------
-    patrol : Reading
-        The hex's patrol as its colour read (:func:`patrol_reading`).
-    piece : Reading
-        The same hex's piece.
-
-    Returns
-    -------
-    Reading
-    """
-    if not piece.sure or piece.label == "clearing" or patrol.label == "none" and patrol.sure:
-        return patrol
-    seen = () if patrol.label == "none" else (patrol.label,)
-    return Reading("none", piece.confidence, piece.margin, seen)
-
-
-def arrow_prior(arrow: Reading, a: Reading, b: Reading) -> Reading:
-    """The rules as a prior (rules §2.4): an arrow lies only between a clearing and a forest.
-    When both hexes' pieces read for sure and are not one clearing and one forest, the edge
-    reads ``none`` with the surer piece reading's confidence, keeping an arrow it saw among its
-    ``alternatives`` (a bare side in a bright picture is not an arrow, however dark its shadow).
-
-    Parameters
-    ----------
-    arrow : Reading
-        The edge as its ink read (:func:`arrow_reading`).
-    a, b : Reading
-        The pieces of its two hexes.
-
-    Returns
-    -------
-    Reading
-    """
-    if not (a.sure and b.sure) or {a.label, b.label} == {"clearing", "forest"}:
-        return arrow
-    if arrow.label == "none" and arrow.sure:
-        return arrow
-    surer = min((a, b), key=lambda r: (r.margin, r.confidence))
-    return Reading("none", surer.confidence, surer.margin, () if arrow.label == "none" else (arrow.label,))
-
-
-def registration_suspect(looks: Sequence[HexLook]) -> bool:
-    """True when the clearings lie systematically off their cells: the homography is wrong
-    (e.g. fitted to three blurred markers), and nothing read with it is sure.
-
-    Pieces lie within ``~1.5 mm`` of their place, so the median offset of the clearing rings
-    found (``HexLook.shift_mm``) stays near 1 mm; it is suspect above ``SHIFT_SUSPECT_MM`` (with
-    at least three clearings in view), or when a third of them are found at the edge of the search.
-
-    Parameters
-    ----------
-    looks : sequence of HexLook
-        The measures of the hexes read (all of them, for a fair median).
-
-    Returns
-    -------
-    bool
-        False with fewer than three clearing-like hexes in view (nothing to judge by).
-    """
-    shifts = np.array([lk.shift_mm for lk in looks if lk.visible and lk.clearing_like()])
-    if len(shifts) < 3:
-        return False
-    edge = np.mean(np.max(np.abs(shifts), axis=1) >= SHIFT_MM - 0.3)
-    return bool(np.median(np.hypot(shifts[:, 0], shifts[:, 1])) > SHIFT_SUSPECT_MM or edge > 1 / 3)
-
-
-def all_slots(layout: MatLayout | None = None) -> list[tuple]:
-    """Every slot of the mat: pieces and patrols of each hex, then the arrows of each edge.
-
-    Parameters
-    ----------
-    layout : MatLayout, optional
-        Default ``mat_layout("scout-pennant")``.
-
-    Returns
-    -------
-    list of tuple
-        ``("piece", q, r)``, ``("patrol", q, r)`` per cell, then ``("arrow", q1, r1, q2, r2)``
-        per edge with ``(q1, r1) < (q2, r2)`` (278 for the printed mat).
-    """
-    layout = layout or mat_layout(GAME)
-    out: list[tuple] = []
-    for c in layout.cells:
-        out += [("piece", *c.key), ("patrol", *c.key)]
-    for e in layout.edges:
-        a, b = (e.a, e.b) if e.a < e.b else (e.b, e.a)
-        out.append(("arrow", *a, *b))
-    return out
-
-
-def detect_image(image: np.ndarray, homography: np.ndarray | None = None,
-                 layout: MatLayout | None = None) -> dict[tuple, Reading]:
-    """Every slot of one still image (``assistant detect``).
-
-    Parameters
-    ----------
-    image : (H, W, 3) uint8 BGR
-        Undistorted.
-    homography : (3, 3), optional
-        Mat mm -> image px (e.g. from ``--corners``); when ``None`` the mat's ArUco markers
-        are looked for (:func:`~assistant.vision.registration.register`).
-    layout : MatLayout, optional
-
-    Returns
-    -------
-    dict slot -> Reading
-        ``{}`` when there is no homography and the markers are not found (F5: no board is a
-        state, not an error); see :func:`board_homography` for the reason.
-
-    Raises
-    ------
-    ValueError
-        For an image that is not ``(H, W, 3) uint8``.
-    """
-    layout = layout or mat_layout(GAME)
-    if homography is None:
-        homography, _reason = board_homography(image, layout)
-    return read_slots(image, homography, all_slots(layout), layout)
-
-
-def board_homography(image: np.ndarray, layout: MatLayout | None = None) -> tuple[np.ndarray | None, str]:
-    """The mat's homography from its ArUco markers, or ``(None, reason)`` ("2 of 4 markers seen").
-
-    Parameters
-    ----------
-    image : (H, W, 3) uint8 BGR
-    layout : MatLayout, optional
-        Default ``mat_layout("scout-pennant")``.
-
-    Returns
-    -------
-    ((3, 3) float64 or None, str)
-        Mat mm -> image px and ``"ok"``; or ``None`` and the registration's reason.
-
-    Raises
-    ------
-    ValueError
-        For an image that is not ``(H, W, 3) uint8``.
-    """
-    from ..registration import detect_markers, make_detector, register
-
-    image = np.asarray(image)
-    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-        raise ValueError(f"image must be (H, W, 3) uint8 BGR, got {image.shape} {image.dtype}")
-    fit = register(detect_markers(image, make_detector()), layout or mat_layout(GAME))
-    if not fit:
-        return None, str(getattr(fit, "reason", "board not found"))
-    return fit.homography, "ok"
+        return getattr(scout_pennant_board, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
