@@ -28,7 +28,6 @@ table --images PHOTOS``) and the live loop is given the true intrinsics.
 from __future__ import annotations
 
 import collections
-import math
 import random
 from pathlib import Path
 
@@ -143,7 +142,8 @@ def acted_parts(states: list, events: list, cards_on_tablet: bool = True) -> lis
     """A played game cut into what the table shows, one visible event at a time (as
     :func:`~..vision.render.desert_script.script` cuts it for own renders): each part is
     ``{"shown": events the table shows, "tablet": events entered before them, "target": state
-    after, "tables": [(board state, card state, cell reached)], one per arm reaching in}``."""
+    after, "tables": [(board state, card state, where)], one per arm reaching in}``, ``where``
+    ``"card"`` for the card place or None for the cells that change."""
     out, tablet = [], []
     for i, ev in enumerate(events):
         before, after = states[i], states[i + 1]
@@ -179,9 +179,29 @@ def _reach_point(layout, board_before, board_after, where) -> tuple[float, float
 
 
 def video(game_seed: int, parts: list, start, stress: bool, root: Path, size=(1280, 720)):
-    """The frames of one acted game: yields ``(part index, frame index, image (H, W, 3) uint8)``;
-    part 0 is the opening table (still frames only). One look (:func:`~.second_renderer.draw_look`)
-    for the whole video; every frame has its own sensor noise."""
+    """The frames of one acted game.
+
+    Parameters
+    ----------
+    game_seed : int
+        Seeds the look, the pieces' places and every frame's noise.
+    parts : list
+        :func:`acted_parts` of the game.
+    start : State
+        The opening table (tile ids known).
+    stress : bool
+        The stacked stress conditions (:func:`~.second_renderer.draw_look`).
+    root : Path
+        The component photos.
+    size : (W, H)
+        Frame size, px.
+
+    Yields
+    ------
+    (part index, image (H, W, 3) uint8 BGR)
+        Part 0 is the opening table (still frames only); part ``p`` acts ``parts[p - 1]`` out.
+        One look for the whole video; every frame has its own sensor noise.
+    """
     rng = random.Random(game_seed * 104729 + (1 if stress else 0))
     look = sr.draw_look(rng, size, stress)
     table = GameTable(game_seed, root)
@@ -211,17 +231,26 @@ def video(game_seed: int, parts: list, start, stress: bool, root: Path, size=(12
             entry = table.entry(side)
             hand = _reach_point(table.layout, shown[0], board, where)
             for j in range(REACH):
-                f = (j + 1) / REACH
-                at = (entry[0] + (hand[0] - entry[0]) * f, entry[1] + (hand[1] - entry[1]) * f)
-                yield from ((p, img) for img in frames(*shown, 1, (entry, at, skin)))
+                yield from ((p, img) for img in frames(*shown, 1, (entry, _towards(entry, hand, (j + 1) / REACH), skin)))
             yield from ((p, img) for img in frames(*shown, DWELL // 2, (entry, hand, skin)))
             yield from ((p, img) for img in frames(board, card_state, DWELL - DWELL // 2, (entry, hand, skin)))
             for j in range(REACH):
-                f = 1.0 - (j + 1) / (REACH + 1)
-                at = (entry[0] + (hand[0] - entry[0]) * f, entry[1] + (hand[1] - entry[1]) * f)
+                at = _towards(entry, hand, 1.0 - (j + 1) / (REACH + 1))
                 yield from ((p, img) for img in frames(board, card_state, 1, (entry, at, skin)))
             yield from ((p, img) for img in frames(board, card_state, HOLD))
             shown = (board, card_state)
+
+
+def _towards(a, b, f: float) -> tuple[float, float]:
+    """The point ``f`` of the way from ``a`` to ``b`` (mat mm)."""
+    return (a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f)
+
+
+def _players_enter(tracker, live, state) -> None:
+    """The players put the tracker right: the position ``state`` entered, the live loop's
+    pending cells and reference dropped (as the own-render bench does after a question)."""
+    tracker.state, tracker.awaiting = state, None
+    live.pending, live.reference = set(), None
 
 
 def play_game(det, seed: int, stress: bool = False, events: int = 40, root: Path | None = None,
@@ -263,8 +292,7 @@ def play_game(det, seed: int, stress: bool = False, events: int = 40, root: Path
                 out["missed"] += 1                       # no verdict brought the move in: enter it
                 if debug:
                     print("MISSED", p - 1, parts[p - 2]["shown"])
-                tracker.state, tracker.awaiting = expected, None
-                live.pending, live.reference = set(), None
+                _players_enter(tracker, live, expected)
             part = parts[p - 1]
             for ev in part["tablet"]:
                 if ev.type != "reshuffle":
@@ -290,8 +318,7 @@ def play_game(det, seed: int, stress: bool = False, events: int = 40, root: Path
             if debug:
                 print(verdict.kind.upper(), p, verdict.message, "truth", parts[p - 1]["shown"])
             if not right:
-                tracker.state, tracker.awaiting = expected, None
-                live.pending, live.reference = set(), None
+                _players_enter(tracker, live, expected)
     if expected is not None and table_key(tracker.state) != table_key(expected):
         out["missed"] += 1
     return out

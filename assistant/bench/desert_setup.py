@@ -216,13 +216,15 @@ def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int =
                       f"{statistics.median(got['seconds']) if got['seconds'] else float('nan'):.2f} s, worst "
                       f"{max(got['seconds'], default=float('nan')):.2f} s (target 0.5 s)", flush=True)
     if "check" in parts:
-        false, asked, times = 0, 0, []
+        false, asked, offered, times = 0, 0, 0, []
         for case in check_cases(30000, checks, False):
             false += len(case["check"].corrections)
             asked += len(case["check"].questions)
+            offered += bool(case["check"].missed)              # a move nobody made, offered
             times.append(case["seconds"])
         print(f"  checks of a correct table (own renderer, normal light, games 30000+): false corrections {false} "
-              f"in {checks} checks, questions {asked}; read time median {statistics.median(times):.2f} s", flush=True)
+              f"in {checks} checks, questions {asked}, missed moves offered {offered}; read time median "
+              f"{statistics.median(times):.2f} s", flush=True)
         found = identified = same = 0
         game_obj = get_game("forbidden-desert")
         for case in check_cases(31000, missed, True):

@@ -310,7 +310,8 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
         stated = {f[0] for f in found}
         for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
             if (slot[0] in ("face", "sand", "parts") and slot in want and model.cell_of(slot) not in stated
-                    and r.label != want[slot] and after.get(slot) != want[slot] and r.fits(after.get(slot))):
+                    and r.label != want[slot] and after.get(slot) != want[slot] and r.fits(after.get(slot))
+                    and (r.sure or r.label == after.get(slot))):
                 found.append(_slot_finding(model, state, slot, r.label, "question", want))
     for cell, level, slots, sentence in found:
         slot = slots[0]
@@ -345,7 +346,8 @@ def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mappi
     sentence, the table expected after them)``, or ``([], "", None)``."""
     trusted = {s: r for s, r in readings.items() if s != CARD and (s[0] != "pawns" or pawns_by_change)}
     want = model.expected(state)
-    cells = {model.cell_of(s) for s, r in trusted.items() if s in want and r.sure and r.label != want[s]}
+    cells = {model.cell_of(s) for s, r in trusted.items()
+             if s in want and r.sure and r.label not in (want[s], "unknown")}
     if not cells:
         return [], "", None
     found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]

@@ -504,6 +504,11 @@ class TrackState:
         return self.homography is not None
 
 
+#: quick marker searches in a row that find no board before one thorough search is tried
+#: (:class:`BoardTracker`): an arm over the markers costs one slow search in this many
+SOFT_AFTER = 3
+
+
 class BoardTracker:
     """Follows the board from frame to frame.
 
@@ -511,9 +516,11 @@ class BoardTracker:
     when :meth:`request` asks), which keeps the idle path cheap; between searches the last
     homography stands. The first fit is found by the thorough search of :func:`detect_markers`;
     later searches are quick, unless the quick passes could not find the board on the first
-    fit's frame (``soft``: markers small or blurred), when they stay thorough. With fewer than
-    3 markers in a searched frame the last good homography is kept and the frame is
-    ``occluded``. A new fit whose play-area corners moved more than
+    fit's frame (``soft``: markers small or blurred), or ``SOFT_AFTER`` quick searches in a row
+    failed and a thorough one then found the board (a webcam gone soft), when they stay
+    thorough (:func:`detect_markers` runs its slow passes only when the quick ones fall
+    short). With fewer than 3 markers in a searched frame the last good homography is kept
+    and the frame is ``occluded``. A new fit whose play-area corners moved more than
     ``BUMP_PX`` is a bump: the new homography replaces the old one and the frame says so.
 
     Parameters
@@ -538,6 +545,7 @@ class BoardTracker:
         #: this camera's markers are too small or soft for the quick passes of
         #: :func:`detect_markers` (learnt on the first fit): every search is then thorough
         self.soft = False
+        self._quick_misses = 0
 
     def request(self) -> None:
         """Search for the markers on the next frame (e.g. when the scene has just settled)."""
@@ -558,6 +566,17 @@ class BoardTracker:
             # would the quick passes have found the board? If not (a dim, defocused or distant
             # webcam), a quick search would later call the markers hidden on every still frame
             self.soft = not register(detect_markers(frame, self.detector, thorough=False), self.layout)
+        if not fit and not first and not self.soft:
+            self._quick_misses += 1
+            if self._quick_misses >= SOFT_AFTER:
+                # the quick passes keep failing: an arm, or a webcam gone soft (focus, dimmer
+                # light)? One thorough search of this frame tells; found, it stays thorough
+                self._quick_misses = 0
+                again = register(detect_markers(frame, self.detector, thorough=True), self.layout)
+                if again:
+                    fit, self.soft = again, True
+        elif fit:
+            self._quick_misses = 0
         self.hidden = not fit
         if not fit:
             return TrackState("occluded" if self.homography is not None else "not_found",

@@ -128,5 +128,15 @@ def test_the_second_renderer_acts_a_game_out_on_video():
     again = list(g.video(5, parts[:1], game.states[0], False, PHOTOS, size))
     assert all(np.array_equal(a[1], b[1]) for a, b in zip(again, frames))
     table = g.GameTable(5, PHOTOS)
-    first = table.pieces(game.states[0])[0]
-    assert table.pieces(game.states[0])[0][0][1] == first[0][1]      # a tile keeps its place
+    first, last = game.states[0], game.states[-1]
+
+    def centres(state):                       # tile id -> where its picture lies, mm
+        flats = table.pieces(state)[0]
+        tiles = [f for f in flats if f[2][0] == table.tile_mm]
+        return dict(zip(state.ident, (f[1] for f in tiles)))
+
+    a, b = centres(first), centres(last)
+    stayed = [t for s, t in enumerate(first.ident) if last.cell_of[last.ident.index(t)] == first.cell_of[s]]
+    moved = [t for t in first.ident if t not in stayed]
+    assert stayed and all(a[t] == b[t] for t in stayed)          # a tile keeps its place in its cell
+    assert all(a[t] != b[t] for t in moved)

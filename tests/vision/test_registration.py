@@ -401,3 +401,26 @@ def test_a_marker_read_in_the_wrong_place_is_left_out(fd):
     fit = register(found, layout)
     assert fit and len(fit.markers) == 3 and layout.markers[3].id not in fit.markers
     assert rectified_corner_error(layout, h_true, fit.homography) <= 1.0
+
+
+def test_a_webcam_gone_soft_is_noticed_after_a_few_failed_quick_searches(monkeypatch):
+    """A sharp start, then the markers go soft (20 px, blur sigma 3): the quick searches fail,
+    and after ``SOFT_AFTER`` of them in a row one thorough search finds the board and the
+    tracker stays thorough; a single failed quick search (an arm) costs no thorough one."""
+    from assistant.vision import registration
+
+    layout = mat_layout("forbidden-desert")
+    tex = draw_mat(layout, TEX_PPM)
+    h_true = _still(layout, 20, 11 + 20, seed=20)
+    sharp = render(layout, h_true, tex)
+    soft = _blurred(sharp, "gauss", 3.0, 0)
+    calls = []
+    real = registration.detect_markers
+    monkeypatch.setattr(registration, "detect_markers", lambda *a, **k: calls.append(k.get("thorough", True)) or real(*a, **k))
+    tracker = BoardTracker(layout, every=1)
+    assert tracker.update(sharp).status == "registered" and not tracker.soft
+    states = [tracker.update(soft) for _ in range(registration.SOFT_AFTER)]
+    assert [s.status for s in states] == ["occluded"] * (registration.SOFT_AFTER - 1) + ["registered"]
+    assert tracker.soft and not tracker.hidden
+    assert calls == [True, False] + [False] * registration.SOFT_AFTER + [True]
+    assert tracker.update(soft).status == "registered" and calls[-1] is True

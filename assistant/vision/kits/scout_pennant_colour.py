@@ -77,9 +77,10 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
             continue
         rw, rb = strip["white"][0] / paper, strip["black"][0] / paper
         # a white patch clipped in a channel says nothing of the paper there (the paper's level
-        # then comes from the greys, :func:`strip_paper`): only its unclipped channels are checked
+        # then comes from the greys, :func:`strip_paper`): only its unclipped channels are checked,
+        # and a patch clipped in every channel (glare on it) says nothing: the strip is left out
         told = np.asarray(strip["white"][0], np.float64) < SATURATED
-        if not (np.all((rw > 0.8) & (rw < 1.25) | ~told) and np.all(rb < 0.6)):
+        if not (told.any() and np.all((rw > 0.8) & (rw < 1.25) | ~told) and np.all(rb < 0.6)):
             continue                                  # covered, or glare across the strip
         for name, (patch, _p) in strip.items():
             ratios.setdefault(name, []).append(patch / paper)
