@@ -82,9 +82,17 @@ class GameTable:
         return self._tile[tid]
 
     def pieces(self, board, card_state=None) -> tuple[list, list]:
-        """The flat pieces and pawns (:func:`~.second_renderer.random_table`'s forms) that show
-        ``board`` (a Forbidden Desert state whose tile ids are known), with the storm card of
-        ``card_state`` (default ``board``) on the card place."""
+        """The flat pieces and pawns that show ``board`` (a Forbidden Desert state whose tile
+        ids are known), with the storm card of ``card_state`` (default ``board``) on the card
+        place: ``(flats, pawns)`` in :func:`~.second_renderer.random_table`'s forms (flats
+        ``(picture uint8, centre mm, (w, h) mm, angle degrees, corner mm)``, pawns ``(colour, x
+        mm, y mm, radius mm, height mm)``).
+
+        Raises
+        ------
+        FileNotFoundError
+            When a component photo the table needs is missing.
+        """
         from ..vision.detectors.desert_flat import back_of
 
         card_state = card_state if card_state is not None else board
@@ -202,8 +210,8 @@ def video(game_seed: int, parts: list, start, stress: bool, root: Path, size=(12
         Part 0 is the opening table (still frames only); part ``p`` acts ``parts[p - 1]`` out.
         One look for the whole video; every frame has its own sensor noise.
     """
-    rng = random.Random(game_seed * 104729 + (1 if stress else 0))
-    look = sr.draw_look(rng, size, stress)
+    rng = _game_rng(game_seed, stress)
+    look = sr.draw_look(rng, size, stress)                # what game_look gives
     table = GameTable(game_seed, root)
     skin = (rng.uniform(90, 160), rng.uniform(120, 180), rng.uniform(170, 230))
     n = 0
@@ -239,6 +247,17 @@ def video(game_seed: int, parts: list, start, stress: bool, root: Path, size=(12
                 yield from ((p, img) for img in frames(board, card_state, 1, (entry, at, skin)))
             yield from ((p, img) for img in frames(board, card_state, HOLD))
             shown = (board, card_state)
+
+
+def game_look(game_seed: int, stress: bool, size=(1280, 720)) -> "sr.Look":
+    """The camera, room and sensor of game ``game_seed``'s video (:func:`video` draws the same
+    first, from the same seed), e.g. for its true intrinsics ``.k`` (3, 3)."""
+    return sr.draw_look(_game_rng(game_seed, stress), size, stress)
+
+
+def _game_rng(game_seed: int, stress: bool) -> random.Random:
+    """The random source of a game's video: its look first, then the arm's skin."""
+    return random.Random(game_seed * 104729 + (1 if stress else 0))
 
 
 def _towards(a, b, f: float) -> tuple[float, float]:
@@ -281,8 +300,7 @@ def play_game(det, seed: int, stress: bool = False, events: int = 40, root: Path
     size = (1280, 720)
     parts = acted_parts(game.states, game.events)
     by_state = {id(s): i for i, s in enumerate(game.states)}
-    rng = random.Random(seed * 104729 + (1 if stress else 0))
-    k = sr.draw_look(rng, size, stress).k                       # the true intrinsics
+    k = game_look(seed, stress, size).k                         # the true intrinsics
     live = LiveDesert(det, tracker, FPS, k)
     out: collections.Counter = collections.Counter()
     current, expected = 0, None

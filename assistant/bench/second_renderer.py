@@ -366,7 +366,18 @@ class Look:
 
 def draw_look(rng: random.Random, size, stress: bool) -> Look:
     """Draw a :class:`Look` (the whole mat in view); the draws' order is fixed, so a seed gives
-    the same look, and :func:`still`'s pictures stay what they were."""
+    the same look, and :func:`still`'s pictures stay what they were.
+
+    Parameters
+    ----------
+    rng : random.Random
+        Consumed in a fixed order.
+    size : (W, H)
+        Picture size, px.
+    stress : bool
+        Draw the stacked stress conditions (dim warm room, glare, vignetting, defocus, motion
+        blur, fewer photons, JPEG quality 35-60) instead of an ordinary room.
+    """
     layout = mat_layout("forbidden-desert")
     light_az = rng.uniform(0, 2 * np.pi)
     k, rot, t, residual = _look(rng, size, layout.outline_mm(), stress)
@@ -397,9 +408,12 @@ def draw_look(rng: random.Random, size, stress: bool) -> Look:
 
 
 def table_plane(flats: list, pawns: list, look: Look, mat: bool = True, wood_seed: float = 0.5) -> np.ndarray:
-    """The flat table in linear light ``(H, W, 3) float32`` at ``PLANE_PPM``: the printed mat
-    (or a bare wooden table, ``wood_seed``), the pawns' soft shadows, then the flat pieces
-    ``(picture, centre mm, size mm, angle, corner mm)`` (:func:`random_table`)."""
+    """The flat table in linear light, values 0..1, ``(H, W, 3) float32`` at ``PLANE_PPM`` px
+    per mm over the mat's drawn area: the printed mat (or, with ``mat`` False, a bare wooden
+    table drawn from ``wood_seed``), the pawns' soft shadows (``pawns``: ``(colour, x mm, y mm,
+    radius mm, height mm)``, shadows cast along ``look.light_az``), then the flat pieces
+    ``flats``: ``(picture BGR/BGRA uint8, centre mm, (w, h) mm, angle degrees, corner radius
+    mm)`` (:func:`random_table`). Raises nothing of its own."""
     layout = mat_layout("forbidden-desert")
     plane = draw_mat(layout, PLANE_PPM).astype(np.float32)
     if not mat:                                      # its own draws: the table stays the same
@@ -418,12 +432,30 @@ def table_plane(flats: list, pawns: list, look: Look, mat: bool = True, wood_see
 
 
 def shoot(lin: np.ndarray, pawns: list, look: Look, size, noise_seed: int, arm: tuple | None = None) -> np.ndarray:
-    """One picture ``(H, W, 3) uint8`` BGR of a :func:`table_plane`: warped by the look's
-    camera, the pawns drawn standing, an ``arm`` ``(entry (x, y) mm, hand (x, y) mm, skin BGR)``
-    reaching in above the table (:func:`_draw_arm`), then the room's light, the sensor (noise
-    from ``noise_seed``: every frame of a video its own), the camera's partial white balance and
-    automatic exposure (both follow what is in view, the arm too), tone curve, sharpening,
-    what the calibration leaves of the distortion, and JPEG."""
+    """One picture of a table.
+
+    Parameters
+    ----------
+    lin : (h, w, 3) float32
+        :func:`table_plane`'s flat table, linear light 0..1 at ``PLANE_PPM``.
+    pawns : list
+        ``(colour, x mm, y mm, radius mm, height mm)``, drawn standing.
+    look : Look
+        Camera, room and sensor (:func:`draw_look`).
+    size : (W, H)
+        Picture size, px.
+    noise_seed : int
+        Seeds the sensor noise (every frame of a video its own).
+    arm : (entry (x, y) mm, hand (x, y) mm, skin BGR 0..255), optional
+        An arm reaching in above the table (:func:`_draw_arm`).
+
+    Returns
+    -------
+    (H, W, 3) uint8
+        BGR, after the room's light, the sensor, the camera's partial white balance and
+        automatic exposure (both follow what is in view, the arm too), tone curve,
+        sharpening, what the calibration leaves of the distortion, and JPEG.
+    """
     d, k, rot, t = look.draws, look.k, look.rot, look.t
     stress = look.stress
     scale = np.array([[1 / PLANE_PPM, 0, 0], [0, 1 / PLANE_PPM, 0], [0, 0, 1.0]])
