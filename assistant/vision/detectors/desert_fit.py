@@ -92,15 +92,17 @@ def place_picture(picture: np.ndarray, picture_ppm: float, tile_mm: float, turn:
 
 
 def _median(values: np.ndarray):
-    """The median of a 1-D array as ``np.median`` gives it (the mean of the two middle values
-    when their number is even), by one ``np.partition``: several times faster on the few
-    thousand values of a tile."""
-    n = len(values)
+    """The median along the last axis as ``np.median`` gives it (the mean of the two middle
+    values when their number is even): of a 1-D array a scalar, of ``(R, N)`` rows ``(R,)``,
+    in ``values``' dtype. One ``np.partition`` at the upper middle ``k = N // 2``; when ``N``
+    is even the lower middle value is the largest of those before ``k``: several times faster
+    on the few thousand values of a tile than ``np.median`` or a partition at two places."""
+    n = values.shape[-1]
     k = n // 2
+    part = np.partition(values, k, axis=-1)
     if n % 2:
-        return np.partition(values, k)[k]
-    part = np.partition(values, (k - 1, k))
-    return (part[k - 1] + part[k]) / values.dtype.type(2)
+        return part[..., k]
+    return (part[..., :k].max(axis=-1) + part[..., k]) / values.dtype.type(2)
 
 
 def _channel_rows(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -149,8 +151,7 @@ def fit_rows(y_all: np.ndarray, x_all: np.ndarray, rounds: int = 4) -> tuple[np.
     offset = np.zeros(3, np.float32)
     n_all = y_all.shape[1]
     if n_all:
-        diff = y_all - x_all
-        offset = np.array([_median(diff[c]) for c in range(3)], np.float32)
+        offset = _median(y_all - x_all).astype(np.float32)
     x64, y64 = x_all.astype(np.float64), y_all.astype(np.float64)
     moments = np.concatenate([x64, y64, x64 * x64, x64 * y64])                    # (12, N)
     use = np.ones(n_all, bool)
@@ -169,13 +170,12 @@ def fit_rows(y_all: np.ndarray, x_all: np.ndarray, rounds: int = 4) -> tuple[np.
             break
         sx, sy, sxx, sxy = (moments @ use.astype(np.float64)).reshape(4, 3)    # sums over the inliers
         var, cov = sxx - sx * sx / n, sxy - sx * sy / n
-        for c in range(3):
-            if var[c] > 1e-9 * max(sxx[c], 1.0):
-                g = cov[c] / var[c]
-                o = (sy[c] - g * sx[c]) / n
-            else:                                            # a flat picture: the minimum-norm line
-                (g, o), *_ = np.linalg.lstsq(np.vstack([x64[c, use], np.ones(n)]).T, y64[c, use], rcond=None)
-            gain[c], offset[c] = max(g, 0.05), o
+        flat = ~(var > 1e-9 * np.maximum(sxx, 1.0))
+        g = cov / np.where(flat, 1.0, var)                   # the three channels' lines at once
+        o = (sy - g * sx) / n
+        for c in np.flatnonzero(flat):                       # a flat picture: the minimum-norm line
+            (g[c], o[c]), *_ = np.linalg.lstsq(np.vstack([x64[c, use], np.ones(n)]).T, y64[c, use], rcond=None)
+        gain[:], offset[:] = np.maximum(g, 0.05), o
     return gain, offset, use, noise
 
 
