@@ -32,7 +32,7 @@ from typing import Iterable, Mapping, NamedTuple, Sequence
 import cv2
 import numpy as np
 
-from .correlation import Spectra, block_cut, block_template, correlate_planes, prepared_block_ncc, template_spectrum
+from .correlation import Spectra, block_cut, block_template, correlate_planes, prepared_block_nccs, template_spectrum
 
 #: resolutions of the two passes, px per mm of the mat
 COARSE_PPM, FINE_PPM = 0.5, 1.0
@@ -447,7 +447,8 @@ def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_
         cut = block_cut(*tpl_grad.shape[:2], blocks)
         prepared = (cut, block_template(tpl_grad, cut), block_template(tpl_colour, cut))
     cut, tg, tc = prepared
-    both = (prepared_block_ncc(grad, tg, cut) + COLOUR_WEIGHT * prepared_block_ncc(colour, tc, cut)) / (1.0 + COLOUR_WEIGHT)
+    ncc = prepared_block_nccs([grad, colour], [tg, tc], cut)
+    both = (ncc[0] + COLOUR_WEIGHT * ncc[1]) / (1.0 + COLOUR_WEIGHT)
     return float(np.sort(both, axis=None)[-kept:].mean())
 
 
