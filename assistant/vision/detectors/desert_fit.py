@@ -165,17 +165,19 @@ def fit_rows(y_all: np.ndarray, x_all: np.ndarray, rounds: int = 4) -> tuple[np.
         res = np.maximum(np.maximum(d[0], d[1]), d[2])
         noise = 1.4826 * float(_median(res[use])) + 1.0 if use.any() else 255.0
         use = res < 2.5 * noise
-        n = np.count_nonzero(use)
+        n = int(np.count_nonzero(use))
         if n < 50:
             break
-        sx, sy, sxx, sxy = (moments @ use.astype(np.float64)).reshape(4, 3)    # sums over the inliers
-        var, cov = sxx - sx * sx / n, sxy - sx * sy / n
-        flat = ~(var > 1e-9 * np.maximum(sxx, 1.0))
-        g = cov / np.where(flat, 1.0, var)                   # the three channels' lines at once
-        o = (sy - g * sx) / n
-        for c in np.flatnonzero(flat):                       # a flat picture: the minimum-norm line
-            (g[c], o[c]), *_ = np.linalg.lstsq(np.vstack([x64[c, use], np.ones(n)]).T, y64[c, use], rcond=None)
-        gain[:], offset[:] = np.maximum(g, 0.05), o
+        sums = (moments @ use.astype(np.float64)).tolist()         # over the inliers: x, y, x^2, xy
+        for c in range(3):                                   # (Python floats: the same IEEE doubles, faster)
+            sx, sy, sxx, sxy = sums[c], sums[3 + c], sums[6 + c], sums[9 + c]
+            var, cov = sxx - sx * sx / n, sxy - sx * sy / n
+            if var > 1e-9 * max(sxx, 1.0):
+                g = cov / var
+                o = (sy - g * sx) / n
+            else:                                            # a flat picture: the minimum-norm line
+                (g, o), *_ = np.linalg.lstsq(np.vstack([x64[c, use], np.ones(n)]).T, y64[c, use], rcond=None)
+            gain[c], offset[c] = max(g, 0.05), o
     return gain, offset, use, noise
 
 

@@ -343,8 +343,8 @@ def sand_features(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray
     cx = (tile_centre_mm[0] - res.origin_mm[0]) * ppm
     cy = (tile_centre_mm[1] - res.origin_mm[1]) * ppm
     r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / ppm ** 2
-    shares = [float(res.occluded[(r2 <= r * r) & res.tile].mean()) if ((r2 <= r * r) & res.tile).any() else 0.0
-              for r in SAND_RADII_MM]
+    within = [(r2 <= r * r) & res.tile for r in SAND_RADII_MM]
+    shares = [float(res.occluded[sel].mean()) if sel.any() else 0.0 for sel in within]
     centre = (r2 <= 81.0) & res.tile
     if not centre.any():
         return np.zeros(SAND_FEATURES, np.float32)
@@ -355,6 +355,14 @@ def sand_features(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray
     return np.array([*shares, *(seen.mean(axis=0) / 100), seen[:, 0].std() / 50, *(pred.mean(axis=0) / 100),
                      pred[:, 0].std() / 50, min(resid / 10, 3.0), res.noise / 50, explained,
                      *sand_structure(res, tile_centre_mm, ppm)], np.float32)
+
+
+def _window(shape: tuple, cx: float, cy: float, half: float) -> tuple[slice, slice]:
+    """The rows and columns of an image of ``shape`` (H, W) within ``half`` px of ``(cx, cy)``
+    (px): ``(rows, columns)`` slices, clipped to the image (empty when it lies outside)."""
+    rows = slice(min(max(int(np.floor(cy - half)), 0), shape[0]), max(min(int(np.ceil(cy + half)) + 1, shape[0]), 0))
+    cols = slice(min(max(int(np.floor(cx - half)), 0), shape[1]), max(min(int(np.ceil(cx + half)) + 1, shape[1]), 0))
+    return rows, cols
 
 
 #: rings (mm from the tile's centre) where the edges seen are compared with the picture's: the
@@ -378,31 +386,41 @@ def sand_structure(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarra
     (1: an outline round the centre is radial, the art's own edges are not)."""
     from .flat_art import gradient_image
 
-    h, w = res.tile.shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    dx = xx - (tile_centre_mm[0] - res.origin_mm[0]) * ppm
-    dy = yy - (tile_centre_mm[1] - res.origin_mm[1]) * ppm
-    r = np.hypot(dx, dy) / ppm
     tile = res.tile
     if not tile.any():
         return np.zeros(STRUCTURE_FEATURES, np.float32)
+    cx = (tile_centre_mm[0] - res.origin_mm[0]) * ppm
+    cy = (tile_centre_mm[1] - res.origin_mm[1]) * ppm
+    # every ring and radius looked at lies in this window (1 px spare): the per-pixel work is
+    # done there, not over the whole crop (same values pixel for pixel)
+    near = _window(tile.shape, cx, cy, max(*SAND_RADII_MM, 18.0, 22.0, EDGE_RINGS_MM[-1][1]) * ppm + 1.0)
+    dx = np.arange(near[1].start, near[1].stop).astype(np.float32)[None, :] - cx       # (1, w) and (h, 1)
+    dy = np.arange(near[0].start, near[0].stop).astype(np.float32)[:, None] - cy
+    r = np.hypot(dx, dy) / ppm
     seen = cv2.cvtColor(np.clip(res.crop, 0, 255).astype(np.float32), cv2.COLOR_BGR2GRAY)
     pred = cv2.cvtColor(np.clip(res.predicted, 0, 255).astype(np.float32), cv2.COLOR_BGR2GRAY)
     diff = 0.5 * np.linalg.norm(gradient_image(seen, ppm) - gradient_image(pred, ppm), axis=2)
+    tile_near = tile[near]
 
     def mean_in(values, sel):
-        sel = sel & tile
-        return float(values[sel].mean()) if sel.any() else 0.0
+        sel = sel & tile_near
+        return float(values[near][sel].mean()) if sel.any() else 0.0
 
-    out = [mean_in(diff, r <= radius) for radius in (*SAND_RADII_MM, 18.0)] + [mean_in(diff, tile)]
+    out = [mean_in(diff, r <= radius) for radius in (*SAND_RADII_MM, 18.0)] + [float(diff[tile].mean())]
     mags = []
     for grey in (seen, pred):
         gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
-        mags.append((gx, gy, cv2.magnitude(gx, gy)))
+        mags.append((gx[near], gy[near], cv2.magnitude(gx, gy)))
     out += [float(np.log((mean_in(mags[0][2], (r >= a) & (r < b)) + 1.0) / (mean_in(mags[1][2], (r >= a) & (r < b)) + 1.0)))
             for a, b in EDGE_RINGS_MM]
-    gx, gy, m = mags[0]
-    extra = np.maximum(m ** 2 - mags[1][2] ** 2, 0.0) * ((r >= 8.0) & (r < 22.0) & tile)
+    gx, gy, m = mags[0][0], mags[0][1], mags[0][2][near]
+    extra = np.maximum(m ** 2 - mags[1][2][near] ** 2, 0.0) * ((r >= 8.0) & (r < 22.0) & tile_near)
     radial = (gx * dx + gy * dy) ** 2 / np.maximum(m ** 2 * (dx ** 2 + dy ** 2), 1e-6)
-    out.append(float((extra * radial).sum() / extra.sum()) if extra.sum() > 0 else 0.5)
+    # both sums over the whole crop's shape, zero outside the window, as numpy's pairwise
+    # summation of the whole crop adds them
+    towards = extra * radial
+    whole_extra, whole_towards = np.zeros(tile.shape, extra.dtype), np.zeros(tile.shape, towards.dtype)
+    whole_extra[near], whole_towards[near] = extra, towards
+    total = whole_extra.sum()
+    out.append(float(whole_towards.sum() / total) if total > 0 else 0.5)
     return np.array(out, np.float32)
