@@ -467,24 +467,33 @@ def _patch(board: np.ndarray, origin_mm, centre_mm, shape) -> np.ndarray | None:
     return board[v:v + th, u:u + tw]
 
 
-def _ncc(a: np.ndarray, b: np.ndarray) -> float:
-    a = a - a.mean()
+def _centred(b: np.ndarray) -> tuple[np.ndarray, np.float32]:
+    """``b`` less its mean, and the sum of the squares of that (a template's side of :func:`_ncc`)."""
     b = b - b.mean()
-    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return b, (b * b).sum()
+
+
+def _ncc(a: np.ndarray, b: tuple[np.ndarray, np.float32]) -> float:
+    """The normalised cross-correlation of ``a`` and a template's values ``b`` given centred
+    (:func:`_centred`), both ``(n, 2) float32``: -1..1, 0 when either is flat."""
+    a = a - a.mean()
+    b, bb = b
+    den = float(np.sqrt((a * a).sum() * bb))
     return float((a * b).sum() / den) if den > 1e-9 else 0.0
 
 
-def _pair_mask(bank: "ArtBank", i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_mask(bank: "ArtBank", i: int, j: int) -> tuple[np.ndarray, tuple, tuple]:
     """Where templates ``i`` and ``j`` of ``bank`` (fine gradients of one size) differ most:
-    ``(mask (h, w) bool, template i there (n, 2) float32, template j there)``, the
-    ``CONTRAST_SHARE`` of pixels where ``|a - b|`` (summed over x and y, smoothed) is largest;
-    computed once per pair and kept in :attr:`ArtBank.pair_masks`."""
+    ``(mask (h, w) bool, template i there, template j there)``, each template's values there
+    ``(n, 2) float32`` centred (:func:`_centred`); the mask is the ``CONTRAST_SHARE`` of pixels
+    where ``|a - b|`` (summed over x and y, smoothed) is largest; computed once per pair and
+    kept in :attr:`ArtBank.pair_masks`."""
     got = bank.pair_masks.get((i, j))
     if got is None:
         ta, tb = bank.templates[i].fine, bank.templates[j].fine
         diff = cv2.GaussianBlur(np.abs(ta - tb).sum(axis=2), (0, 0), 1.5)
         mask = diff >= np.quantile(diff, 1.0 - CONTRAST_SHARE)
-        got = bank.pair_masks[(i, j)] = (mask, ta[mask], tb[mask])
+        got = bank.pair_masks[(i, j)] = (mask, _centred(ta[mask]), _centred(tb[mask]))
     return got
 
 
