@@ -40,11 +40,12 @@ def block_cut(h: int, w: int, blocks: int) -> BlockCut:
 
 
 class BlockTemplate(NamedTuple):
-    """A template's side of :func:`block_ncc`: its values ``(h, w * C) float64`` (channels
-    side by side in each row, as a C-channel image's memory holds them), its channel count
-    ``C``, and its blocks' sums of values and of squares over pixels and channels, and its
-    blocks' spread ``max(squares - sums^2 / n, 0)`` (``n`` values a block), ``(blocks,
-    blocks) float64`` each."""
+    """The templates' side of :func:`prepared_block_nccs`, for ``k`` templates of one shape:
+    their values ``(k, h, w * C) float64`` (channels side by side in each row, as a
+    C-channel image's memory holds them), their channel count ``C``, and per template its
+    blocks' sums of values and of squares over pixels and channels and its blocks' spread
+    ``max(squares - sums^2 / n, 0)`` (``n`` values a block), ``(k, blocks, blocks) float64``
+    each."""
 
     values: np.ndarray
     channels: int
@@ -66,10 +67,13 @@ def _block_sums(values: np.ndarray, cut: BlockCut, channels: int) -> np.ndarray:
     return np.add.reduceat(np.add.reduceat(values, cut.xs[:-1] * channels, axis=-1), cut.ys[:-1], axis=-2)
 
 
-def block_template(b: np.ndarray, cut: BlockCut) -> BlockTemplate:
-    """:class:`BlockTemplate` of ``b`` ``(h, w, C)`` or ``(h, w)`` float32."""
-    channels = 1 if b.ndim == 2 else b.shape[2]
-    values = _rows(b.astype(np.float64))
+def block_template(templates: np.ndarray | Sequence[np.ndarray], cut: BlockCut) -> BlockTemplate:
+    """:class:`BlockTemplate` of one template or a sequence of them, each ``(h, w, C)`` or
+    ``(h, w)`` float32, all of one shape (one template: ``k`` = 1)."""
+    stack = np.asarray(templates, np.float64)
+    stack = stack[None] if isinstance(templates, np.ndarray) else stack
+    channels = 1 if stack.ndim == 3 else stack.shape[3]
+    values = stack.reshape(*stack.shape[:2], -1)
     sums, squares = _block_sums(np.stack([values, values * values]), cut, channels)
     n = cut.pixels * channels
     return BlockTemplate(values, channels, sums, squares, np.maximum(squares - sums * sums / n, 0.0))
@@ -83,28 +87,24 @@ def block_ncc(a: np.ndarray, b: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
     ``a``, ``b``, ``a^2``, ``b^2`` and ``ab`` (float64, ``np.add.reduceat``)."""
     ys, xs = np.asarray(ys), np.asarray(xs)
     cut = BlockCut(ys, xs, (np.diff(ys)[:, None] * np.diff(xs)[None, :]).astype(np.float64))
-    return prepared_block_nccs([a], [block_template(b, cut)], cut)[0]
+    return prepared_block_nccs([a], block_template(b, cut), cut)[0]
 
 
-def prepared_block_nccs(images: Sequence[np.ndarray], templates: Sequence[BlockTemplate], cut: BlockCut) -> np.ndarray:
-    """:func:`block_ncc` of several pairs at once, each template prepared (:func:`block_template`):
-    ``images`` ``(h, w, C)`` or ``(h, w)`` float32 (e.g. a patch's gradient and colour images),
-    all with one ``C``, that of the templates. Returns ``(len(images), blocks, blocks)
-    float64``; every pair's block sums are taken in one pass."""
-    channels = templates[0].channels
-    k = len(images)
-    per_pixel = np.empty((3, k, *templates[0].values.shape))      # a, a^2, ab of every pair
+def prepared_block_nccs(images: Sequence[np.ndarray], templates: BlockTemplate, cut: BlockCut) -> np.ndarray:
+    """:func:`block_ncc` of ``k`` pairs at once, the templates prepared together
+    (:func:`block_template`): ``images`` ``(h, w, C)`` or ``(h, w)`` float32 (e.g. a patch's
+    gradient and colour images), ``images[i]`` paired with template ``i``. Returns ``(k,
+    blocks, blocks) float64``; every pair's block sums are taken in one pass."""
+    per_pixel = np.empty((3, *templates.values.shape))            # a, a^2, ab of every pair
     for i, a in enumerate(images):
         per_pixel[0, i] = _rows(a)
     np.multiply(per_pixel[0], per_pixel[0], out=per_pixel[1])
-    np.multiply(per_pixel[0], np.stack([t.values for t in templates]) if k > 1 else templates[0].values,
-                out=per_pixel[2])
-    sa, saa, sab = _block_sums(per_pixel, cut, channels)
-    n = cut.pixels * channels
-    sb = np.stack([t.sums for t in templates])
+    np.multiply(per_pixel[0], templates.values, out=per_pixel[2])
+    sa, saa, sab = _block_sums(per_pixel, cut, templates.channels)
+    n = cut.pixels * templates.channels
     var_a = np.maximum(saa - sa * sa / n, 0.0)
-    den = np.sqrt(var_a * np.stack([t.spread for t in templates]))
-    return np.where(den > 1e-9, (sab - sa * sb / n) / np.maximum(den, 1e-300), 0.0)
+    den = np.sqrt(var_a * templates.spread)
+    return np.where(den > 1e-9, (sab - sa * templates.sums / n) / np.maximum(den, 1e-300), 0.0)
 
 
 def correlate(image: np.ndarray, template: np.ndarray) -> np.ndarray:

@@ -357,7 +357,7 @@ class ArtBank:
         if got is None:
             t = self.templates[index]
             cut = block_cut(*t.fine.shape[:2], self.blocks)
-            got = self._planes[(index, "blocks")] = (cut, block_template(t.fine, cut), block_template(t.colour, cut))
+            got = self._planes[(index, "blocks")] = (cut, block_template([t.fine, t.colour], cut))
         return got
 
     def template_spectra(self, index: int, which: str, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
@@ -440,14 +440,14 @@ def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_
 
     All four arrays are ``(h, w, 2) float32`` of one size (:func:`gradient_image`,
     :func:`chroma_image`). Returns a float in -1..1. Every block's correlation comes from its
-    sums (:func:`~.correlation.block_ncc`), all blocks at once; ``prepared``, the template's side made
-    beforehand (``(block_cut(...), block_template(tpl_grad, cut), block_template(tpl_colour,
-    cut))``), spares making it again."""
+    sums (:func:`~.correlation.prepared_block_nccs`), all blocks of both images at once;
+    ``prepared``, the template's side made beforehand (``(block_cut(...),
+    block_template([tpl_grad, tpl_colour], cut))``), spares making it again."""
     if prepared is None:
         cut = block_cut(*tpl_grad.shape[:2], blocks)
-        prepared = (cut, block_template(tpl_grad, cut), block_template(tpl_colour, cut))
-    cut, tg, tc = prepared
-    ncc = prepared_block_nccs([grad, colour], [tg, tc], cut)
+        prepared = (cut, block_template([tpl_grad, tpl_colour], cut))
+    cut, both_templates = prepared
+    ncc = prepared_block_nccs([grad, colour], both_templates, cut)
     both = (ncc[0] + COLOUR_WEIGHT * ncc[1]) / (1.0 + COLOUR_WEIGHT)
     return float(np.sort(both, axis=None)[-kept:].mean())
 
