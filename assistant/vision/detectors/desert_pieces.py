@@ -339,18 +339,21 @@ def sand_features(res: Residual, tile_centre_mm, ppm: float = PPM) -> np.ndarray
     stack on brown art barely changes the colour there, but it hides the art's edges and adds
     its own outline."""
     h, w = res.tile.shape
-    yy, xx = np.ogrid[0:h, 0:w]
     cx = (tile_centre_mm[0] - res.origin_mm[0]) * ppm
     cy = (tile_centre_mm[1] - res.origin_mm[1]) * ppm
+    near = _window((h, w), cx, cy, max(*SAND_RADII_MM, 9.0) * ppm + 1.0)     # holds every radius looked at
+    yy, xx = np.arange(near[0].start, near[0].stop)[:, None], np.arange(near[1].start, near[1].stop)[None, :]
     r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / ppm ** 2
-    within = [(r2 <= r * r) & res.tile for r in SAND_RADII_MM]
-    shares = [float(res.occluded[sel].mean()) if sel.any() else 0.0 for sel in within]
-    centre = (r2 <= 81.0) & res.tile
+    tile = res.tile[near]
+    within = [(r2 <= r * r) & tile for r in SAND_RADII_MM]
+    shares = [float(res.occluded[near][sel].mean()) if sel.any() else 0.0 for sel in within]
+    centre = (r2 <= 81.0) & tile
     if not centre.any():
         return np.zeros(SAND_FEATURES, np.float32)
-    seen = _lab(res.in_picture_light(res.crop[centre]))
-    pred = _lab(res.in_picture_light(res.predicted[centre]))
-    resid = np.abs(res.crop[centre] - res.predicted[centre]).max(axis=1).mean() / max(res.noise, 1.0)
+    crop, predicted = res.crop[near][centre], res.predicted[near][centre]            # (n, 3)
+    seen = _lab(res.in_picture_light(crop))
+    pred = _lab(res.in_picture_light(predicted))
+    resid = np.abs(crop - predicted).max(axis=1).mean() / max(res.noise, 1.0)
     explained = float((~res.occluded & res.tile).sum()) / max(float(res.tile.sum()), 1.0)
     return np.array([*shares, *(seen.mean(axis=0) / 100), seen[:, 0].std() / 50, *(pred.mean(axis=0) / 100),
                      pred[:, 0].std() / 50, min(resid / 10, 3.0), res.noise / 50, explained,
