@@ -204,8 +204,11 @@ class Spectra:
                 num = cv2.idft(cv2.mulSpectrums(spectrum, tpl_spectrum, 0, conjB=True),
                                flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[:rows, :cols]
                 r = num * (inverse * np.float32(1.0 / norm))
-                past = np.abs(r) >= 1.0                              # rounding past 1: +-1 up to 1.125, else 0
-                if past.any():
+                if r.max() >= 1.0 or r.min() <= -1.0:                # rounding past 1: +-1 up to 1.125, else 0
+                    past = np.abs(r) >= 1.0
                     r[past] = np.where(np.abs(r[past]) < 1.125, np.sign(r[past]), 0.0)
-            out = r if out is None else out + r
+            if out is None:
+                out = r
+            else:
+                out += r
         return out / np.float32(len(template))

@@ -449,7 +449,7 @@ def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_
     cut, both_templates = prepared
     ncc = prepared_block_nccs([grad, colour], both_templates, cut)
     both = (ncc[0] + COLOUR_WEIGHT * ncc[1]) / (1.0 + COLOUR_WEIGHT)
-    return float(np.sort(both, axis=None)[-kept:].mean())
+    return float(np.sort(both, axis=None)[-kept:].sum() / kept)          # (as .mean() divides)
 
 
 #: the share of a template pair's pixels, where they differ most, that :meth:`ArtBank.contrast`
