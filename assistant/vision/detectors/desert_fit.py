@@ -120,7 +120,8 @@ def photometric_fit(crop: np.ndarray, predicted: np.ndarray, mask: np.ndarray,
     """Per-channel ``crop ~ gain * predicted + offset`` over ``mask``, robust to up to about
     half of the tile being covered: it starts from the median offset at unit gain, then fits by
     least squares over the pixels within 2.5 robust standard deviations (1.4826 x the median
-    absolute residual of the last inliers) of the last fit, ``rounds`` times.
+    absolute residual of the last inliers) of the last fit, ``rounds`` times (fewer when the
+    inliers stop changing: the rounds left would repeat the last).
 
     Only the pixels of ``mask`` are looked at (the inliers are always among them): they are
     gathered once, channel by channel (``(3, N)``), and each channel's least-squares line is
@@ -157,16 +158,20 @@ def fit_rows(y_all: np.ndarray, x_all: np.ndarray, rounds: int = 4) -> tuple[np.
     use = np.ones(n_all, bool)
     noise = 255.0
     d = np.empty_like(y_all)
-    for _ in range(rounds):
+    for r in range(rounds):
         np.multiply(x_all, gain[:, None], out=d)                # d = |y - (x * gain + offset)|
         d += offset[:, None]
         np.subtract(y_all, d, out=d)
         np.abs(d, out=d)
         res = np.maximum(np.maximum(d[0], d[1]), d[2])
         noise = 1.4826 * float(_median(res[use])) + 1.0 if use.any() else 255.0
-        use = res < 2.5 * noise
+        last, use = use, res < 2.5 * noise
         n = int(np.count_nonzero(use))
         if n < 50:
+            break
+        if r and np.array_equal(use, last):
+            # the same inliers as the fit they came from: it would fit the same line, and every
+            # later round repeat this one (same residual, noise and inliers): a fixed point
             break
         sums = (moments @ use.astype(np.float64)).tolist()         # over the inliers: x, y, x^2, xy
         for c in range(3):                                   # (Python floats: the same IEEE doubles, faster)
