@@ -403,26 +403,58 @@ class ArtBank:
                 u1, v1 = min(int(np.ceil(x1 - tw / 2)), bw - tw), min(int(np.ceil(y1 - th / 2)), bh - th)
                 if u1 < u0 or v1 < v0:
                     continue
-                image = spectral.get((group, th, tw))
-                if image is None:
-                    image = spectral[(group, th, tw)] = Spectra(
-                        [p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)], (th, tw))
+                got = spectral.get((group, th, tw))
+                if got is None:
+                    image = Spectra([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)], (th, tw))
+                    keys = list(boxes) if group is None else [group]
+                    got = spectral[(group, th, tw)] = (image, _Looks(boxes, keys, u0, v0, th, tw, image.out_shape))
+                image, looks = got
                 resp = image.correlate(self.template_spectra(i, which, image.size))
-                keys = list(boxes) if group is None else [group]
-                for key in keys:
-                    bx0, by0, bx1, by1 = boxes[key]
-                    a0, b0 = max(int(np.floor(bx0 - tw / 2)) - u0, 0), max(int(np.floor(by0 - th / 2)) - v0, 0)
-                    a1, b1 = int(np.ceil(bx1 - tw / 2)) - u0, int(np.ceil(by1 - th / 2)) - v0
-                    win = resp[b0:b1 + 1, a0:a1 + 1]
-                    if win.size == 0:
-                        continue
-                    _, score, _, (du, dv) = cv2.minMaxLoc(win)
+                for key, score, du, dv in looks.bests(resp):
                     best = out.setdefault(key, {}).get(t.label)
                     if best is None or score > best.score:
-                        centre = (origin_mm[0] + (u0 + a0 + du + tw / 2) / ppm,
-                                  origin_mm[1] + (v0 + b0 + dv + th / 2) / ppm)
-                        out[key][t.label] = Match(t.label, float(score), i, centre)
+                        centre = (origin_mm[0] + (u0 + du + tw / 2) / ppm, origin_mm[1] + (v0 + dv + th / 2) / ppm)
+                        out[key][t.label] = Match(t.label, score, i, centre)
         return out
+
+
+class _Looks:
+    """Where :meth:`ArtBank._search` looks in a correlation response: per window key, the
+    template top-left pixels whose centre lies in its box, as a part of the response whose
+    pixel (0, 0) is the board's ``(u0, v0)``; windows of one shape are gathered by one index."""
+
+    def __init__(self, boxes: Mapping, keys: list, u0: int, v0: int, th: int, tw: int, shape: tuple[int, int]):
+        self.parts = []                                  # (key, a0, b0, rows, columns), non-empty only
+        for key in keys:
+            bx0, by0, bx1, by1 = boxes[key]
+            a0, b0 = max(int(np.floor(bx0 - tw / 2)) - u0, 0), max(int(np.floor(by0 - th / 2)) - v0, 0)
+            a1, b1 = int(np.ceil(bx1 - tw / 2)) - u0, int(np.ceil(by1 - th / 2)) - v0
+            rows, cols = len(range(shape[0])[b0:b1 + 1]), len(range(shape[1])[a0:a1 + 1])   # as numpy slices
+            if rows and cols:
+                self.parts.append((key, a0, b0, rows, cols))
+        sizes = {(rows, cols) for _k, _a, _b, rows, cols in self.parts}
+        self.index = None
+        if len(sizes) == 1 and len(self.parts) > 1:
+            rows, cols = sizes.pop()
+            self.width = cols
+            self.index = (np.array([b for _k, _a, b, _r, _c in self.parts])[:, None, None] + np.arange(rows)[None, :, None],
+                          np.array([a for _k, a, _b, _r, _c in self.parts])[:, None, None] + np.arange(cols)[None, None, :])
+
+    def bests(self, resp: np.ndarray) -> list[tuple]:
+        """Per window (in the keys' order), its best response: ``(key, score float, du, dv)``,
+        ``(du, dv)`` from the response's pixel (0, 0); the first best in row-major order, as
+        ``cv2.minMaxLoc`` finds it."""
+        if self.index is None:
+            out = []
+            for key, a0, b0, rows, cols in self.parts:
+                _, score, _, (du, dv) = cv2.minMaxLoc(resp[b0:b0 + rows, a0:a0 + cols])
+                out.append((key, float(score), a0 + du, b0 + dv))
+            return out
+        looks = resp[self.index].reshape(len(self.parts), -1)
+        at = looks.argmax(axis=1)
+        scores = looks[np.arange(len(at)), at].tolist()
+        return [(key, score, a0 + k % self.width, b0 + k // self.width)
+                for (key, a0, b0, _r, _c), score, k in zip(self.parts, scores, at.tolist())]
 
 
 #: block_score splits a template into BLOCKS x BLOCKS blocks
