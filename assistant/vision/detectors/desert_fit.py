@@ -105,13 +105,22 @@ def _median(values: np.ndarray):
     return (part[..., :k].max(axis=-1) + part[..., k]) / values.dtype.type(2)
 
 
-def _channel_rows(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The pixels of ``mask`` ``(H, W) bool`` in ``image`` ``(H, W, 3)``, channel by channel:
-    ``(3, N)`` contiguous, in row-major pixel order (a rectangle mask is sliced, not indexed)."""
+def _rectangle(mask: np.ndarray) -> tuple[slice, slice] | None:
+    """The rows and columns of ``mask`` ``(H, W) bool`` when its pixels fill a rectangle (a
+    tile's, :func:`place_picture`), else None."""
     ys, xs = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     if len(ys) and (ys[-1] - ys[0] + 1) * (xs[-1] - xs[0] + 1) == np.count_nonzero(mask):
-        box = image[ys[0]:ys[-1] + 1, xs[0]:xs[-1] + 1]
-        return np.ascontiguousarray(box.reshape(-1, image.shape[2]).T)
+        return slice(ys[0], ys[-1] + 1), slice(xs[0], xs[-1] + 1)
+    return None
+
+
+def _channel_rows(image: np.ndarray, mask: np.ndarray, box: tuple | bool = True) -> np.ndarray:
+    """The pixels of ``mask`` ``(H, W) bool`` in ``image`` ``(H, W, 3)``, channel by channel:
+    ``(3, N)`` contiguous, in row-major pixel order (a rectangle mask is sliced, not indexed).
+    ``box``: the mask's :func:`_rectangle` when the caller has it (True: find it here)."""
+    box = _rectangle(mask) if box is True else box
+    if box:
+        return np.ascontiguousarray(image[box].reshape(-1, image.shape[2]).T)
     return np.ascontiguousarray(image[mask].T)
 
 
@@ -228,7 +237,8 @@ def fit_picture(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_
     pred = cv2.GaussianBlur(pred, (0, 0), SMOOTH_MM * ppm)
     if not tile.any():
         return Fit(pred, tile, np.ones(3, np.float32), np.zeros(3, np.float32), 255.0)
-    rows = (_channel_rows(crop, tile), _channel_rows(pred, tile))
+    box = _rectangle(tile)
+    rows = (_channel_rows(crop, tile, box), _channel_rows(pred, tile, box))
     gain, offset, _inliers, noise = fit_rows(*rows)
     return Fit(pred, tile, gain, offset, noise, rows)
 

@@ -521,9 +521,13 @@ def _pair_mask(bank: "ArtBank", i: int, j: int) -> tuple[np.ndarray, tuple, tupl
     where ``|a - b|`` (summed over x and y, smoothed) is largest; computed once per pair and
     kept in :attr:`ArtBank.pair_masks`."""
     got = bank.pair_masks.get((i, j))
+    if got is None and (j, i) in bank.pair_masks:           # the same pair the other way round
+        mask, cj, ci = bank.pair_masks[(j, i)]             # (|a - b| and |b - a| are equal bit for bit)
+        got = bank.pair_masks[(i, j)] = (mask, ci, cj)
     if got is None:
         ta, tb = bank.templates[i].fine, bank.templates[j].fine
-        diff = cv2.GaussianBlur(np.abs(ta - tb).sum(axis=2), (0, 0), 1.5)
+        apart = np.abs(ta - tb)
+        diff = cv2.GaussianBlur(apart[..., 0] + apart[..., 1], (0, 0), 1.5)   # (the sum over x and y spelt out)
         mask = diff >= np.quantile(diff, 1.0 - CONTRAST_SHARE)
         got = bank.pair_masks[(i, j)] = (mask, _centred(ta[mask]), _centred(tb[mask]))
     return got
