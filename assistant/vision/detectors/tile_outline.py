@@ -23,6 +23,8 @@ from typing import Mapping
 import cv2
 import numpy as np
 
+from .desert_fit import largest_channel
+
 #: the width of the strips compared on either side of an outline, mm
 STRIP_MM = 3.0
 #: a pixel's largest per-channel log-ratio to the bare colour at which it looks half bare
@@ -55,7 +57,7 @@ def bare_likeness(image: np.ndarray, bare: np.ndarray, sigma: float = BARE_SIGMA
     """
     f = image.astype(np.float32)
     ref = np.asarray(bare, np.float32).reshape(1, 1, 3)
-    d = np.abs(np.log((f + 4.0) / (ref + 4.0))).max(axis=2)
+    d = largest_channel(np.abs(np.log((f + 4.0) / (ref + 4.0))))
     return np.exp(-0.5 * (d / sigma) ** 2).astype(np.float32)
 
 
