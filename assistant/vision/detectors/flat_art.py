@@ -27,7 +27,7 @@ Coordinates: mat millimetres (x right, y down) as :mod:`..mats`; images ``(H, W,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 import cv2
 import numpy as np
@@ -250,8 +250,8 @@ class ArtBank:
     #: per (template index, "coarse" | "fine" | "colour"): its channels as contiguous planes; per
     #: (index, "blocks"): its side of block_score
     _planes: dict = field(default_factory=dict, init=False, repr=False)
-    #: the channel planes of the last few boards matched (board, planes), newest last
-    _boards: list = field(default_factory=list, init=False, repr=False)
+    #: (board, its channel planes) of the last ``RECENT_BOARDS`` boards any bank matched, newest last
+    _recent_boards: ClassVar[list] = []
 
     def __post_init__(self):
         if not self.pictures:
@@ -369,15 +369,18 @@ class ArtBank:
                                                        for p in self.template_planes(index, which)]
         return got
 
-    def board_planes(self, board: np.ndarray) -> list[np.ndarray]:
+    @staticmethod
+    def board_planes(board: np.ndarray) -> list[np.ndarray]:
         """A board ``(H, W, C) float32`` as a list of contiguous ``(H, W)`` channel planes; the
-        planes of the last four boards are kept (a read matches the same few boards over and
-        over: its gradient and colour images)."""
-        for seen, planes in self._boards:
+        planes of the last ``RECENT_BOARDS`` boards are kept for every bank (a read matches the
+        same few boards over and over, its gradient and colour images with the tile pictures
+        at each size)."""
+        recent = ArtBank._recent_boards
+        for seen, planes in recent:
             if seen is board:
                 return planes
         planes = [np.ascontiguousarray(board[..., c]) for c in range(board.shape[2])]
-        self._boards = self._boards[-3:] + [(board, planes)]
+        recent[:] = recent[1 - RECENT_BOARDS:] + [(board, planes)]
         return planes
 
     def _search(self, board, origin_mm, ppm, windows, templates, which) -> dict:
@@ -455,6 +458,11 @@ class _Looks:
         scores = looks[np.arange(len(at)), at].tolist()
         return [(key, score, a0 + k % self.width, b0 + k // self.width)
                 for (key, a0, b0, _r, _c), score, k in zip(self.parts, scores, at.tolist())]
+
+
+#: how many boards' channel planes :meth:`ArtBank.board_planes` keeps (a whole-table read
+#: matches six: the coarse, gradient and colour images of the table and of the card place)
+RECENT_BOARDS = 6
 
 
 #: block_score splits a template into BLOCKS x BLOCKS blocks
