@@ -68,7 +68,8 @@ def _lab(bgr: np.ndarray) -> np.ndarray:
 
 
 def blob_features(res: Residual, mask: np.ndarray, foot_mm: np.ndarray, height_mm: float,
-                  tile_centre_mm, tile_mm: float, ppm: float = PPM) -> tuple[np.ndarray, np.ndarray]:
+                  tile_centre_mm, tile_mm: float, ppm: float = PPM,
+                  edge: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """What a blob's class is judged by, free of any renderer's look: ``(features
     (BLOB_FEATURES,) float32, mean colour in the picture's light (3,) float32)``.
 
@@ -79,7 +80,8 @@ def blob_features(res: Residual, mask: np.ndarray, foot_mm: np.ndarray, height_m
     distance of its centre from the tile's centre (in tile sides); its mean colour in the
     picture's light as Lab (scaled to about 0..1), that colour's chroma and its spread in L;
     the Lab difference between it and what the picture predicted there (how it stands out);
-    and the share of its pixels at the tile's edge."""
+    and the share of its pixels at the tile's edge (``edge`` ``(H, W) bool``, :func:`tile_edge`
+    of ``res``, when the caller has it)."""
     ys, xs = np.nonzero(mask)
     area = len(xs) / ppm ** 2
     pts = np.column_stack([xs, ys]).astype(np.float64) / ppm + np.asarray(res.origin_mm)
@@ -96,18 +98,24 @@ def blob_features(res: Residual, mask: np.ndarray, foot_mm: np.ndarray, height_m
     hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
     solidity = len(xs) / max(cv2.contourArea(hull) + len(hull) / 2, 1.0)
     off = float(np.linalg.norm(centre - np.asarray(tile_centre_mm))) / tile_mm
-    seen = res.crop[mask].mean(axis=0)
-    colour = res.in_picture_light(seen)
+    pixels = res.crop[mask]                                                   # (n, 3)
+    colour = res.in_picture_light(pixels.mean(axis=0))
     lab = _lab(colour)
     lab_pred = _lab(res.in_picture_light(res.predicted[mask].mean(axis=0)))
-    l_spread = float(_lab(res.in_picture_light(res.crop[mask]))[..., 0].std())
-    edge = cv2.erode(res.tile.astype(np.uint8), np.ones((5, 5), np.uint8)) == 0
+    l_spread = float(_lab(res.in_picture_light(pixels))[..., 0].std())
+    edge = tile_edge(res) if edge is None else edge
     feats = np.array([np.log(area + 1.0), elong, along / max(across, 0.5), (along - across) / max(stretch, 1.0),
                       solidity, off, lab[0] / 100, lab[1] / 100, lab[2] / 100, np.hypot(lab[1], lab[2]) / 100,
                       l_spread / 50, (lab[0] - lab_pred[0]) / 100, (lab[1] - lab_pred[1]) / 100,
                       (lab[2] - lab_pred[2]) / 100, float((edge & mask).sum()) / len(xs), stretch / 30.0],
                      np.float32)
     return feats, colour.astype(np.float32)
+
+
+def tile_edge(res: Residual) -> np.ndarray:
+    """The tile's edge in a residual's crop: ``(H, W) bool``, the pixels within 2 px of the
+    tile's outline or off the tile (the tile eroded by a 5 x 5 square, negated)."""
+    return cv2.erode(res.tile.astype(np.uint8), np.ones((5, 5), np.uint8)) == 0
 
 
 def blobs(res: Residual, foot_mm: np.ndarray, height_mm: float, tile_centre_mm, tile_mm: float,
@@ -117,18 +125,25 @@ def blobs(res: Residual, foot_mm: np.ndarray, height_mm: float, tile_centre_mm, 
     occ = res.occluded.astype(np.uint8)
     occ = cv2.morphologyEx(occ, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(occ)
-    out = []
+    out, edge = [], None
+    h, w = labels.shape
     for i in range(1, n):
         if stats[i, cv2.CC_STAT_AREA] < LEAST_BLOB_MM2 * ppm ** 2:
             continue
-        m = (labels == i).astype(np.uint8)
+        # its outline traced and filled in its bounding box and 1 px around (the image's own
+        # edge where the box reaches it): the same outline as in the whole crop, moved
+        x, y, bw, bh = stats[i, :4]
+        box = (slice(max(y - 1, 0), min(y + bh + 1, h)), slice(max(x - 1, 0), min(x + bw + 1, w)))
+        m = (labels[box] == i).astype(np.uint8)
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         filled = np.zeros_like(m)
         cv2.drawContours(filled, contours, -1, 1, cv2.FILLED)
-        mask = filled.astype(bool) & res.tile
+        mask = np.zeros((h, w), bool)
+        mask[box] = filled.astype(bool) & res.tile[box]
         if mask.sum() < LEAST_BLOB_MM2 * ppm ** 2:
             continue
-        feats, colour = blob_features(res, mask, foot_mm, height_mm, tile_centre_mm, tile_mm, ppm)
+        edge = tile_edge(res) if edge is None else edge
+        feats, colour = blob_features(res, mask, foot_mm, height_mm, tile_centre_mm, tile_mm, ppm, edge)
         out.append(Blob(mask, feats, colour))
     return out
 
