@@ -27,12 +27,12 @@ Coordinates: mat millimetres (x right, y down) as :mod:`..mats`; images ``(H, W,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import ClassVar, Iterable, Mapping, NamedTuple, Sequence
 
 import cv2
 import numpy as np
 
-from .correlation import Spectra, block_cut, block_template, correlate_planes, prepared_block_ncc, template_spectrum
+from .correlation import Spectra, block_cut, block_template, correlate_planes, prepared_block_nccs, template_spectrum
 
 #: resolutions of the two passes, px per mm of the mat
 COARSE_PPM, FINE_PPM = 0.5, 1.0
@@ -250,8 +250,8 @@ class ArtBank:
     #: per (template index, "coarse" | "fine" | "colour"): its channels as contiguous planes; per
     #: (index, "blocks"): its side of block_score
     _planes: dict = field(default_factory=dict, init=False, repr=False)
-    #: the channel planes of the last few boards matched (board, planes), newest last
-    _boards: list = field(default_factory=list, init=False, repr=False)
+    #: (board, its channel planes) of the last ``RECENT_BOARDS`` boards any bank matched, newest last
+    _recent_boards: ClassVar[list] = []
 
     def __post_init__(self):
         if not self.pictures:
@@ -357,7 +357,7 @@ class ArtBank:
         if got is None:
             t = self.templates[index]
             cut = block_cut(*t.fine.shape[:2], self.blocks)
-            got = self._planes[(index, "blocks")] = (cut, block_template(t.fine, cut), block_template(t.colour, cut))
+            got = self._planes[(index, "blocks")] = (cut, block_template([t.fine, t.colour], cut))
         return got
 
     def template_spectra(self, index: int, which: str, size: tuple[int, int]) -> list[tuple[np.ndarray, float]]:
@@ -369,15 +369,18 @@ class ArtBank:
                                                        for p in self.template_planes(index, which)]
         return got
 
-    def board_planes(self, board: np.ndarray) -> list[np.ndarray]:
+    @staticmethod
+    def board_planes(board: np.ndarray) -> list[np.ndarray]:
         """A board ``(H, W, C) float32`` as a list of contiguous ``(H, W)`` channel planes; the
-        planes of the last four boards are kept (a read matches the same few boards over and
-        over: its gradient and colour images)."""
-        for seen, planes in self._boards:
+        planes of the last ``RECENT_BOARDS`` boards are kept for every bank (a read matches the
+        same few boards over and over, its gradient and colour images with the tile pictures
+        at each size)."""
+        recent = ArtBank._recent_boards
+        for seen, planes in recent:
             if seen is board:
                 return planes
         planes = [np.ascontiguousarray(board[..., c]) for c in range(board.shape[2])]
-        self._boards = self._boards[-3:] + [(board, planes)]
+        recent[:] = recent[1 - RECENT_BOARDS:] + [(board, planes)]
         return planes
 
     def _search(self, board, origin_mm, ppm, windows, templates, which) -> dict:
@@ -403,26 +406,63 @@ class ArtBank:
                 u1, v1 = min(int(np.ceil(x1 - tw / 2)), bw - tw), min(int(np.ceil(y1 - th / 2)), bh - th)
                 if u1 < u0 or v1 < v0:
                     continue
-                image = spectral.get((group, th, tw))
-                if image is None:
-                    image = spectral[(group, th, tw)] = Spectra(
-                        [p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)], (th, tw))
+                got = spectral.get((group, th, tw))
+                if got is None:
+                    image = Spectra([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)], (th, tw))
+                    keys = list(boxes) if group is None else [group]
+                    got = spectral[(group, th, tw)] = (image, _Looks(boxes, keys, u0, v0, th, tw, image.out_shape))
+                image, looks = got
                 resp = image.correlate(self.template_spectra(i, which, image.size))
-                keys = list(boxes) if group is None else [group]
-                for key in keys:
-                    bx0, by0, bx1, by1 = boxes[key]
-                    a0, b0 = max(int(np.floor(bx0 - tw / 2)) - u0, 0), max(int(np.floor(by0 - th / 2)) - v0, 0)
-                    a1, b1 = int(np.ceil(bx1 - tw / 2)) - u0, int(np.ceil(by1 - th / 2)) - v0
-                    win = resp[b0:b1 + 1, a0:a1 + 1]
-                    if win.size == 0:
-                        continue
-                    _, score, _, (du, dv) = cv2.minMaxLoc(win)
+                for key, score, du, dv in looks.bests(resp):
                     best = out.setdefault(key, {}).get(t.label)
                     if best is None or score > best.score:
-                        centre = (origin_mm[0] + (u0 + a0 + du + tw / 2) / ppm,
-                                  origin_mm[1] + (v0 + b0 + dv + th / 2) / ppm)
-                        out[key][t.label] = Match(t.label, float(score), i, centre)
+                        centre = (origin_mm[0] + (u0 + du + tw / 2) / ppm, origin_mm[1] + (v0 + dv + th / 2) / ppm)
+                        out[key][t.label] = Match(t.label, score, i, centre)
         return out
+
+
+class _Looks:
+    """Where :meth:`ArtBank._search` looks in a correlation response: per window key, the
+    template top-left pixels whose centre lies in its box, as a part of the response whose
+    pixel (0, 0) is the board's ``(u0, v0)``; windows of one shape are gathered by one index."""
+
+    def __init__(self, boxes: Mapping, keys: list, u0: int, v0: int, th: int, tw: int, shape: tuple[int, int]):
+        self.parts = []                                  # (key, a0, b0, rows, columns), non-empty only
+        for key in keys:
+            bx0, by0, bx1, by1 = boxes[key]
+            a0, b0 = max(int(np.floor(bx0 - tw / 2)) - u0, 0), max(int(np.floor(by0 - th / 2)) - v0, 0)
+            a1, b1 = int(np.ceil(bx1 - tw / 2)) - u0, int(np.ceil(by1 - th / 2)) - v0
+            rows, cols = len(range(shape[0])[b0:b1 + 1]), len(range(shape[1])[a0:a1 + 1])   # as numpy slices
+            if rows and cols:
+                self.parts.append((key, a0, b0, rows, cols))
+        sizes = {(rows, cols) for _k, _a, _b, rows, cols in self.parts}
+        self.index = None
+        if len(sizes) == 1 and len(self.parts) > 1:
+            rows, cols = sizes.pop()
+            self.width = cols
+            self.index = (np.array([b for _k, _a, b, _r, _c in self.parts])[:, None, None] + np.arange(rows)[None, :, None],
+                          np.array([a for _k, a, _b, _r, _c in self.parts])[:, None, None] + np.arange(cols)[None, None, :])
+
+    def bests(self, resp: np.ndarray) -> list[tuple]:
+        """Per window (in the keys' order), its best response: ``(key, score float, du, dv)``,
+        ``(du, dv)`` from the response's pixel (0, 0); the first best in row-major order, as
+        ``cv2.minMaxLoc`` finds it."""
+        if self.index is None:
+            out = []
+            for key, a0, b0, rows, cols in self.parts:
+                _, score, _, (du, dv) = cv2.minMaxLoc(resp[b0:b0 + rows, a0:a0 + cols])
+                out.append((key, float(score), a0 + du, b0 + dv))
+            return out
+        looks = resp[self.index].reshape(len(self.parts), -1)
+        at = looks.argmax(axis=1)
+        scores = looks[np.arange(len(at)), at].tolist()
+        return [(key, score, a0 + k % self.width, b0 + k // self.width)
+                for (key, a0, b0, _r, _c), score, k in zip(self.parts, scores, at.tolist())]
+
+
+#: how many boards' channel planes :meth:`ArtBank.board_planes` keeps (a whole-table read
+#: matches six: the coarse, gradient and colour images of the table and of the card place)
+RECENT_BOARDS = 6
 
 
 #: block_score splits a template into BLOCKS x BLOCKS blocks
@@ -440,15 +480,16 @@ def block_score(grad: np.ndarray, tpl_grad: np.ndarray, colour: np.ndarray, tpl_
 
     All four arrays are ``(h, w, 2) float32`` of one size (:func:`gradient_image`,
     :func:`chroma_image`). Returns a float in -1..1. Every block's correlation comes from its
-    sums (:func:`~.correlation.block_ncc`), all blocks at once; ``prepared``, the template's side made
-    beforehand (``(block_cut(...), block_template(tpl_grad, cut), block_template(tpl_colour,
-    cut))``), spares making it again."""
+    sums (:func:`~.correlation.prepared_block_nccs`), all blocks of both images at once;
+    ``prepared``, the template's side made beforehand (``(block_cut(...),
+    block_template([tpl_grad, tpl_colour], cut))``), spares making it again."""
     if prepared is None:
         cut = block_cut(*tpl_grad.shape[:2], blocks)
-        prepared = (cut, block_template(tpl_grad, cut), block_template(tpl_colour, cut))
-    cut, tg, tc = prepared
-    both = (prepared_block_ncc(grad, tg, cut) + COLOUR_WEIGHT * prepared_block_ncc(colour, tc, cut)) / (1.0 + COLOUR_WEIGHT)
-    return float(np.sort(both, axis=None)[-kept:].mean())
+        prepared = (cut, block_template([tpl_grad, tpl_colour], cut))
+    cut, both_templates = prepared
+    ncc = prepared_block_nccs([grad, colour], both_templates, cut)
+    both = (ncc[0] + COLOUR_WEIGHT * ncc[1]) / (1.0 + COLOUR_WEIGHT)
+    return float(np.sort(both, axis=None)[-kept:].sum() / kept)          # (as .mean() divides)
 
 
 #: the share of a template pair's pixels, where they differ most, that :meth:`ArtBank.contrast`
@@ -466,24 +507,37 @@ def _patch(board: np.ndarray, origin_mm, centre_mm, shape) -> np.ndarray | None:
     return board[v:v + th, u:u + tw]
 
 
-def _ncc(a: np.ndarray, b: np.ndarray) -> float:
-    a = a - a.mean()
+def _centred(b: np.ndarray) -> tuple[np.ndarray, np.float32]:
+    """``b`` less its mean, and the sum of the squares of that (a template's side of :func:`_ncc`)."""
     b = b - b.mean()
-    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return b, (b * b).sum()
+
+
+def _ncc(a: np.ndarray, b: tuple[np.ndarray, np.float32]) -> float:
+    """The normalised cross-correlation of ``a`` and a template's values ``b`` given centred
+    (:func:`_centred`), both ``(n, 2) float32``: -1..1, 0 when either is flat."""
+    a = a - a.mean()
+    b, bb = b
+    den = float(np.sqrt((a * a).sum() * bb))
     return float((a * b).sum() / den) if den > 1e-9 else 0.0
 
 
-def _pair_mask(bank: "ArtBank", i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_mask(bank: "ArtBank", i: int, j: int) -> tuple[np.ndarray, tuple, tuple]:
     """Where templates ``i`` and ``j`` of ``bank`` (fine gradients of one size) differ most:
-    ``(mask (h, w) bool, template i there (n, 2) float32, template j there)``, the
-    ``CONTRAST_SHARE`` of pixels where ``|a - b|`` (summed over x and y, smoothed) is largest;
-    computed once per pair and kept in :attr:`ArtBank.pair_masks`."""
+    ``(mask (h, w) bool, template i there, template j there)``, each template's values there
+    ``(n, 2) float32`` centred (:func:`_centred`); the mask is the ``CONTRAST_SHARE`` of pixels
+    where ``|a - b|`` (summed over x and y, smoothed) is largest; computed once per pair and
+    kept in :attr:`ArtBank.pair_masks`."""
     got = bank.pair_masks.get((i, j))
+    if got is None and (j, i) in bank.pair_masks:           # the same pair the other way round
+        mask, cj, ci = bank.pair_masks[(j, i)]             # (|a - b| and |b - a| are equal bit for bit)
+        got = bank.pair_masks[(i, j)] = (mask, ci, cj)
     if got is None:
         ta, tb = bank.templates[i].fine, bank.templates[j].fine
-        diff = cv2.GaussianBlur(np.abs(ta - tb).sum(axis=2), (0, 0), 1.5)
+        apart = np.abs(ta - tb)
+        diff = cv2.GaussianBlur(apart[..., 0] + apart[..., 1], (0, 0), 1.5)   # (the sum over x and y spelt out)
         mask = diff >= np.quantile(diff, 1.0 - CONTRAST_SHARE)
-        got = bank.pair_masks[(i, j)] = (mask, ta[mask], tb[mask])
+        got = bank.pair_masks[(i, j)] = (mask, _centred(ta[mask]), _centred(tb[mask]))
     return got
 
 

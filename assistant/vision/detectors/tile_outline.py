@@ -23,6 +23,8 @@ from typing import Mapping
 import cv2
 import numpy as np
 
+from .desert_fit import largest_channel
+
 #: the width of the strips compared on either side of an outline, mm
 STRIP_MM = 3.0
 #: a pixel's largest per-channel log-ratio to the bare colour at which it looks half bare
@@ -55,7 +57,7 @@ def bare_likeness(image: np.ndarray, bare: np.ndarray, sigma: float = BARE_SIGMA
     """
     f = image.astype(np.float32)
     ref = np.asarray(bare, np.float32).reshape(1, 1, 3)
-    d = np.abs(np.log((f + 4.0) / (ref + 4.0))).max(axis=2)
+    d = largest_channel(np.abs(np.log((f + 4.0) / (ref + 4.0))))
     return np.exp(-0.5 * (d / sigma) ** 2).astype(np.float32)
 
 
@@ -141,24 +143,42 @@ def locate_tiles(image: np.ndarray, bare: np.ndarray, origin_mm, ppm: float, cen
     return out
 
 
-def _window_best(scores: np.ndarray, origin_mm, ppm: float, centre_mm, search_mm: float, n: int,
-                 peak: bool = True) -> tuple:
+def _window_best(scores: np.ndarray, origin_mm, ppm: float, centre_mm, search_mm: float, n: int) -> tuple:
     """The best :func:`outline_scores` entry for a tile centred within ``search_mm`` of
     ``centre_mm``: ``((x, y) mm, score, peak)`` where ``peak`` is how far the score stands
-    above the window's median (0 unless ``peak``), or ``(None, -inf, 0.0)`` when the window is
-    outside."""
+    above the window's median, or ``(None, -inf, 0.0)`` when the window is outside."""
+    rows, cols = _window(origin_mm, ppm, centre_mm, search_mm, n)
+    win = scores[rows, cols]
+    if win.size == 0 or not np.isfinite(win).any():
+        return None, -np.inf, 0.0
+    dv, du = np.unravel_index(int(np.argmax(win)), win.shape)
+    u, v = cols.start + du, rows.start + dv
+    peak = float(win[dv, du]) - float(np.median(win[np.isfinite(win)]))
+    return (origin_mm[0] + (u + n / 2) / ppm, origin_mm[1] + (v + n / 2) / ppm), float(win[dv, du]), peak
+
+
+def _window(origin_mm, ppm: float, centre_mm, search_mm: float, n: int) -> tuple[slice, slice]:
+    """The rows and columns of :func:`outline_scores` (top-left pixels of an ``n`` px square)
+    whose square is centred within ``search_mm`` of ``centre_mm``, clipped at the top and left
+    (numpy clips the bottom and right)."""
     cx, cy = centre_mm
     u0 = int(np.floor((cx - search_mm - origin_mm[0]) * ppm - n / 2))
     v0 = int(np.floor((cy - search_mm - origin_mm[1]) * ppm - n / 2))
     u1 = int(np.ceil((cx + search_mm - origin_mm[0]) * ppm - n / 2))
     v1 = int(np.ceil((cy + search_mm - origin_mm[1]) * ppm - n / 2))
-    win = scores[max(v0, 0):max(v1 + 1, 0), max(u0, 0):max(u1 + 1, 0)]
-    if win.size == 0 or not np.isfinite(win).any():
-        return None, -np.inf, 0.0
-    dv, du = np.unravel_index(int(np.argmax(win)), win.shape)
-    u, v = max(u0, 0) + du, max(v0, 0) + dv
-    peak = float(win[dv, du]) - float(np.median(win[np.isfinite(win)])) if peak else 0.0
-    return (origin_mm[0] + (u + n / 2) / ppm, origin_mm[1] + (v + n / 2) / ppm), float(win[dv, du]), peak
+    return slice(max(v0, 0), max(v1 + 1, 0)), slice(max(u0, 0), max(u1 + 1, 0))
+
+
+def window_tops(scores: np.ndarray, origin_mm, ppm: float, centres_mm: Mapping, search_mm: float,
+                n: int) -> list[float]:
+    """Each cell's best :func:`outline_scores` entry, as :func:`_window_best` gives it (``-inf``
+    for a window outside the map or without a fitting square), in the order of ``centres_mm``;
+    windows of one shape are stacked and looked at together. ``scores`` ``(H, W) float32``;
+    arguments as :func:`locate_tiles`'s, ``n`` the tile's side in px."""
+    wins = [scores[_window(origin_mm, ppm, c, search_mm, n)] for c in centres_mm.values()]
+    if wins and wins[0].size and all(w.shape == wins[0].shape for w in wins):
+        return np.stack(wins).reshape(len(wins), -1).max(axis=1).tolist()
+    return [float(w.max()) if w.size else -np.inf for w in wins]
 
 
 #: the tile sides tried by :func:`outline_size`, mm (the rules' tiles are 62 mm; copies, prints
@@ -180,8 +200,7 @@ def outline_size(image: np.ndarray, bare: np.ndarray, origin_mm, ppm: float, cen
         if size not in totals:
             n = int(round(size * ppm))
             scores = outline_scores(likeness, n, strip)
-            totals[size] = sum(_window_best(scores, origin_mm, ppm, c, search_mm, n, peak=False)[1]
-                               for c in centres_mm.values())
+            totals[size] = sum(window_tops(scores, origin_mm, ppm, centres_mm, search_mm, n))
         return totals[size]
 
     sizes = sorted(sizes_mm)

@@ -1,0 +1,102 @@
+"""The fast forms of the table read's primitives give what their plain forms give
+(assistant.vision.detectors: correlation's block correlation, desert_fit's median and
+photometric fit, tile_outline's best place per window): random inputs, answers computed the
+slow and obvious way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.vision.detectors import correlation as C
+from assistant.vision.detectors import desert_fit as F
+from assistant.vision.detectors import tile_outline as T
+
+
+def _plain_block_ncc(a: np.ndarray, b: np.ndarray, ys, xs) -> np.ndarray:
+    """Each block's normalised cross-correlation over its pixels and channels, one at a time."""
+    out = np.zeros((len(ys) - 1, len(xs) - 1))
+    for i in range(len(ys) - 1):
+        for j in range(len(xs) - 1):
+            x = a[ys[i]:ys[i + 1], xs[j]:xs[j + 1]].astype(np.float64).ravel()
+            y = b[ys[i]:ys[i + 1], xs[j]:xs[j + 1]].astype(np.float64).ravel()
+            x, y = x - x.mean(), y - y.mean()
+            den = np.sqrt((x * x).sum() * (y * y).sum())
+            out[i, j] = (x * y).sum() / den if den > 1e-9 else 0.0
+    return out
+
+
+@pytest.mark.parametrize("shape", [(54, 54, 2), (31, 40), (20, 23, 3)])
+def test_block_correlation_is_each_block_s_own(shape):
+    rng = np.random.default_rng(len(shape) * 7 + shape[0])
+    a, b = rng.normal(size=shape).astype(np.float32), rng.normal(size=shape).astype(np.float32)
+    b[:6, :6] = 1.0                                   # a flat block: 0
+    ys, xs = np.linspace(0, shape[0], 5).astype(int), np.linspace(0, shape[1], 5).astype(int)
+    assert np.allclose(C.block_ncc(a, b, ys, xs), _plain_block_ncc(a, b, ys, xs), atol=1e-12)
+
+
+def test_pairs_prepared_together_are_each_pair_s_correlation():
+    """A view into a larger board (rows with a stride) and two templates prepared in one stack."""
+    rng = np.random.default_rng(3)
+    board = rng.normal(size=(80, 80, 2)).astype(np.float32)
+    grad, colour = board[3:57, 5:59], board[10:64, 20:74]
+    tg, tc = (rng.normal(size=(54, 54, 2)).astype(np.float32) for _ in range(2))
+    cut = C.block_cut(54, 54, 4)
+    got = C.prepared_block_nccs([grad, colour], C.block_template([tg, tc], cut), cut)
+    assert got.shape == (2, 4, 4)
+    assert np.allclose(got[0], _plain_block_ncc(grad, tg, cut.ys, cut.xs), atol=1e-12)
+    assert np.allclose(got[1], _plain_block_ncc(colour, tc, cut.ys, cut.xs), atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6400, 6401])
+def test_the_median_is_numpy_s_to_the_bit(n):
+    rng = np.random.default_rng(n)
+    for dtype in (np.float32, np.float64):
+        rows = (rng.normal(size=(3, n)) * 10).astype(dtype)
+        rows[:, ::3] = np.round(rows[:, ::3])           # ties
+        got = F._median(rows)
+        assert got.dtype == dtype and np.array_equal(got, np.median(rows, axis=1).astype(dtype))
+        assert F._median(rows[1]) == np.median(rows[1]).astype(dtype)
+
+
+def _plain_fit(y: np.ndarray, x: np.ndarray, rounds: int):
+    """The photometric fit with every round run and each channel's line by least squares."""
+    gain, offset = np.ones(3, np.float32), np.median(y - x, axis=1).astype(np.float32)
+    use, noise = np.ones(y.shape[1], bool), 255.0
+    for _ in range(rounds):
+        res = np.abs(y - (x * gain[:, None] + offset[:, None])).max(axis=0)
+        noise = 1.4826 * float(np.median(res[use])) + 1.0
+        use = res < 2.5 * noise
+        if use.sum() < 50:
+            break
+        for c in range(3):
+            g, o = np.polyfit(x[c, use].astype(np.float64), y[c, use].astype(np.float64), 1)
+            gain[c], offset[c] = max(g, 0.05), o
+    return gain, offset, use, noise
+
+
+def test_the_photometric_fit_stopping_at_a_fixed_point_is_the_fit_of_every_round():
+    rng = np.random.default_rng(5)
+    for trial in range(20):
+        n = int(rng.integers(300, 5000))
+        x = rng.uniform(0, 255, (3, n)).astype(np.float32)
+        y = (x * rng.uniform(0.5, 1.5, (3, 1)) + rng.uniform(-20, 20, (3, 1))
+             + rng.normal(0, 3, (3, n))).astype(np.float32)
+        y[:, :n // 3] = rng.uniform(0, 255)                  # a third of the tile covered
+        for rounds in (2, 4, 8):
+            gain, offset, use, noise = F.fit_rows(y, x, rounds)
+            want = _plain_fit(y, x, rounds)
+            assert np.allclose(gain, want[0], rtol=1e-4) and np.allclose(offset, want[1], atol=1e-2)
+            assert np.array_equal(use, want[2]) and noise == pytest.approx(want[3], rel=1e-6)
+
+
+def test_each_window_s_top_is_its_best_place_s_score():
+    """Windows inside the map, one clipped at its edge, one outside it, one of -inf only."""
+    rng = np.random.default_rng(9)
+    scores = rng.normal(size=(200, 220)).astype(np.float32)
+    scores[:, 150:] = -np.inf
+    centres = {"a": (60.0, 70.0), "b": (100.0, 90.0), "edge": (8.0, 20.0), "out": (400.0, 400.0),
+               "blank": (190.0, 60.0)}
+    for cells in (centres, {k: centres[k] for k in ("a", "b")}):
+        tops = T.window_tops(scores, (0.0, 0.0), 1.0, cells, 6.0, 20)
+        assert tops == [T._window_best(scores, (0.0, 0.0), 1.0, c, 6.0, 20)[1] for c in cells.values()]
