@@ -226,6 +226,49 @@ def fit_picture(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_
     return Fit(pred, tile, gain, offset, noise, rows)
 
 
+class TableLight(NamedTuple):
+    """The light of a whole table (:func:`table_light`): per-channel ``gain``, ``offset``
+    ``(3,) float32`` and ``noise`` (grey levels) of the cells whose fits went well."""
+
+    gain: np.ndarray
+    offset: np.ndarray
+    noise: float
+
+
+#: a table's light is taken from the fits whose noise is at most this many times the median
+#: fit's, and only when there are at least ``LIGHT_CELLS`` of them
+LIGHT_SPREAD, LIGHT_CELLS = 1.5, 6
+#: a cell whose fit's noise exceeds this many times the table's is read in the table's light
+BROKEN_FIT = 3.0
+
+
+def table_light(fits: list[Fit]) -> TableLight | None:
+    """The light of the frame from the fits of its tiles (``fits``: :class:`Fit` of each cell
+    read): the per-channel median gain and offset, and the median noise, of the fits whose
+    noise is within ``LIGHT_SPREAD`` of the median fit's. None when fewer than ``LIGHT_CELLS``
+    such fits exist (a table too empty to say)."""
+    noises = np.array([f.noise for f in fits if f.tile.any()], np.float64)
+    if len(noises) < LIGHT_CELLS:
+        return None
+    good = [f for f in fits if f.tile.any() and f.noise <= LIGHT_SPREAD * float(np.median(noises))]
+    if len(good) < LIGHT_CELLS:
+        return None
+    return TableLight(np.median([f.gain for f in good], axis=0).astype(np.float32),
+                      np.median([f.offset for f in good], axis=0).astype(np.float32),
+                      float(np.median([f.noise for f in good])))
+
+
+def in_table_light(fit: Fit, light: TableLight | None) -> Fit:
+    """``fit`` itself, or, when its noise exceeds ``BROKEN_FIT`` times the table's (``light``,
+    :func:`table_light`), the same picture in the table's light: a fit breaks when pieces
+    cover more than about half of the tile (the median-based fit then explains a sand marker
+    or a crowd of pawns with a low gain and a large noise, and nothing on the tile counts as
+    occluded), while the light of the frame is the same on every tile."""
+    if light is None or fit.noise <= BROKEN_FIT * light.noise:
+        return fit
+    return fit._replace(gain=light.gain, offset=light.offset, noise=light.noise)
+
+
 def largest_channel(image: np.ndarray) -> np.ndarray:
     """``image.max(axis=2)`` of an ``(H, W, 3)`` array, by two ``np.maximum`` (several times
     faster than reducing a short last axis): ``(H, W)``, same dtype."""
