@@ -137,8 +137,9 @@ def blobs(res: Residual, foot_mm: np.ndarray, height_mm: float, tile_centre_mm, 
 
 
 #: a blob is split into regions whose mean colours (CIE Lab, in the picture's light) differ by
-#: more than this (Delta E 1976): two pawns side by side, a pawn on a sand marker; a marker's
-#: own shading and a pawn's stay well under it
+#: more than this (Delta E 1976): two pawns side by side, a pawn on a sand marker, a white pawn
+#: beside a cream marker (chosen on development set-up tables, second renderer seeds
+#: 24000-24011: 18 left white pawns in the marker; 10 cut the art into false pawns)
 SPLIT_DELTA_E = 14.0
 #: the superpixels a blob is first cut into are about this large, mm^2 (a pawn's top is ~300)
 SUPERPIXEL_MM2 = 60.0
@@ -375,6 +376,21 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
     conf, margin = _sure(part_sure)
     out["parts"] = ("+".join(sorted(parts)), conf, margin, ())
     return out
+
+
+#: a tile read in the table's light (:func:`~.desert_fit.in_table_light`) is believed only when
+#: at most this share of what its picture leaves unexplained is in blobs of class ``other``
+LIT_UNEXPLAINED = 0.3
+
+
+def unexplained_share(found: list[Blob], probs: np.ndarray) -> float:
+    """The share of the blobs' area (``found``, class probabilities ``probs`` ``(n,
+    len(CLASSES))``) in blobs whose likeliest class is ``other``: 0 when every blob is a piece
+    (or there is none), 1 when none is."""
+    areas = np.array([b.mask.sum() for b in found], np.float64)
+    if not len(found) or areas.sum() == 0:
+        return 0.0
+    return float(areas[np.argmax(probs, axis=1) == 0].sum() / areas.sum())
 
 
 # --- sand, read at the tile's centre ---------------------------------------------------------------

@@ -198,17 +198,29 @@ class FDDetector:
                     out[(kind, *key)] = Reading(label, conf, face.margin if face is not None else 0.0)
                 continue
             laid[key] = (m, *self._fit(frame, homography, key, cs, m))
-        light = desert_fit.table_light([fit for _m, _crop, _origin, fit in laid.values()])
+        lights = desert_fit.table_light({key: fit for key, (_m, _crop, _origin, fit) in laid.items()})
         for key, (m, crop, origin, fit) in laid.items():
             res = desert_fit.residual_of_fit(crop, origin, fit)
-            lit = desert_fit.in_table_light(fit, light)
-            on_tile = res if lit is fit else desert_fit.residual_of_fit(crop, origin, lit)
-            found = dp.blobs(on_tile, foot, height, m.centre_mm, self.flat.tile_mm)
-            probs = self.blobs.predict(np.array([b.features for b in found]).reshape(-1, dp.BLOB_FEATURES))
+            found, probs = self._blobs(res, foot, height, m)
+            lit = desert_fit.in_table_light(fit, lights.get(key))
+            if lit is not fit:
+                # a broken fit: what lies on the tile in the table's light, unless most of it is
+                # none of the pieces (then the picture itself is more likely wrong)
+                found_lit, probs_lit = self._blobs(desert_fit.residual_of_fit(crop, origin, lit), foot, height, m)
+                if dp.unexplained_share(found_lit, probs_lit) <= dp.LIT_UNEXPLAINED:
+                    found, probs = found_lit, probs_lit
             sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
             for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
                 out[(kind, *key)] = Reading(label, conf, margin, alts)
         return out
+
+    def _blobs(self, res, foot, height, m) -> tuple[list, np.ndarray]:
+        """The blobs of a residual (:func:`~.desert_pieces.blobs`) and their class
+        probabilities ``(n, len(CLASSES))``."""
+        from . import desert_pieces as dp
+
+        found = dp.blobs(res, foot, height, m.centre_mm, self.flat.tile_mm)
+        return found, self.blobs.predict(np.array([b.features for b in found]).reshape(-1, dp.BLOB_FEATURES))
 
     def _fit(self, frame: np.ndarray, homography: np.ndarray, key, cs, m) -> tuple:
         """The picture of match ``m`` laid on cell ``key`` and fitted: ``(crop (H, W, 3) float32,
