@@ -180,8 +180,12 @@ class FDDetector:
     def read_pieces(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
                     faces: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
         """Sand, pawn and part readings of the cells of ``scores``: each cell's tile laid from
-        its best-matching picture and what it does not explain read as blobs
-        (:func:`~.desert_pieces.cell_readings`). A cell read as the storm (or unknown) holds
+        the picture of its face reading (``faces``) and what it does not explain read as blobs
+        (:func:`~.desert_pieces.cell_readings`), cut where their colour changes
+        (:func:`~.desert_pieces.colour_regions`). A tile whose own fit broke under what covers
+        it is read in the light of the other tiles (:func:`~.desert_fit.in_table_light`) when
+        what that leaves unexplained is mostly pieces; its sand is read from its own fit (the
+        sand network was taught on such fits). A cell read as the storm (or unknown) holds
         nothing; its readings say so with the face reading's confidence."""
         from . import desert_fit
         from . import desert_pieces as dp
