@@ -143,6 +143,8 @@ def blobs(res: Residual, foot_mm: np.ndarray, height_mm: float, tile_centre_mm, 
 SPLIT_DELTA_E = 14.0
 #: the superpixels a blob is first cut into are about this large, mm^2 (a pawn's top is ~300)
 SUPERPIXEL_MM2 = 60.0
+#: a blob smaller than this (mm^2) is not cut: one pawn seen from above covers about 150-300
+SPLIT_LEAST_MM2 = 350.0
 #: SLIC's k-means rounds (its default is 10; the superpixels hardly move after 4-5)
 SLIC_ROUNDS = 5
 #: SLIC's weight of closeness against colour (Lab units per superpixel side): low, so that the
@@ -159,14 +161,15 @@ def colour_regions(res: Residual, mask: np.ndarray, ppm: float = PPM) -> list[np
     superpixels whose mean colours are within ``SPLIT_DELTA_E`` are joined again (single
     linkage over the region adjacency graph, as :func:`skimage.graph.cut_threshold` joins, by
     SciPy's connected components). Returns the regions' masks ``(H, W) bool`` (the blob itself
-    when it is one colour or too small to cut)."""
+    when it is one colour or smaller than ``SPLIT_LEAST_MM2``)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
     from skimage import segmentation
 
-    n = int(mask.sum() / (SUPERPIXEL_MM2 * ppm ** 2))
-    if n < 2:
+    area = float(mask.sum()) / ppm ** 2
+    if area < SPLIT_LEAST_MM2:
         return [mask]
+    n = int(area / SUPERPIXEL_MM2)
     ys, xs = np.nonzero(mask)
     box = (slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1))
     inside = mask[box]
