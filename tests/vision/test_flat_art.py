@@ -219,3 +219,65 @@ def test_the_sand_teaching_command_writes_a_model_that_keeps_the_blob_network(tm
     assert all(np.array_equal(a, b) for a, b in zip(got.net.arrays().values(), shipped.net.arrays().values()))
     probs = got.sand(np.zeros(P.SAND_FEATURES, np.float32))
     assert probs.shape == (3,) and abs(float(probs.sum()) - 1) < 1e-5
+
+
+def test_a_tile_covered_more_than_half_is_read_in_the_table_s_light():
+    """Pawns and a marker over most of a tile break its own fit (the median-based fit explains
+    them with a wrong gain and a large noise); in the light of the tiles around it what lies on
+    it is found again, and tiles that fitted well keep their own fit."""
+    rng = np.random.default_rng(1)
+    fits, crops = {}, {}
+    for r in range(3):
+        for c in range(4):
+            gain, offset = np.float32([0.8, 0.9, 1.1]) * (1 + 0.02 * c), np.float32([6, -4, 2])
+            pred = rng.uniform(30, 220, (60, 60, 3)).astype(np.float32)
+            crop = pred * gain + offset + rng.normal(0, 2, pred.shape).astype(np.float32)
+            if (r, c) == (1, 0):
+                crop[5:55, 5:45] = np.float32([40, 200, 60])                # a crowd over two thirds of it
+            tile = np.ones((60, 60), bool)
+            g, o, _inl, noise = F.photometric_fit(crop, pred, tile)
+            fits[(r, c)], crops[(r, c)] = F.Fit(pred, tile, g, o, noise), crop
+    lights = F.table_light(fits)
+    assert set(lights) == set(fits) and all(lights[k].noise < 6 for k in fits)
+    assert np.allclose(lights[(1, 0)].gain, np.float32([0.8, 0.9, 1.1]) * 1.03, atol=0.04)   # a lamp's slight fall-off
+    covered = fits[(1, 0)]
+    assert covered.noise > F.BROKEN_FIT * lights[(1, 0)].noise             # its own fit broke
+    res = F.residual_of_fit(crops[(1, 0)], (0.0, 0.0), F.in_table_light(covered, lights[(1, 0)]))
+    assert res.occluded[8:52, 8:42].mean() > 0.95 and res.occluded[:, 48:].mean() < 0.05
+    assert all(F.in_table_light(f, lights[k]) is f for k, f in fits.items() if k != (1, 0))
+    assert F.table_light(dict(list(fits.items())[:F.LIGHT_CELLS - 1])) == {}      # too few tiles to say
+
+
+def test_touching_pieces_of_different_colours_are_cut_apart():
+    """A blob of the residual that is two pieces side by side (a red and a blue pawn, a white
+    pawn on a cream marker) is cut where the colour changes; a piece of one colour, shaded
+    across, stays whole."""
+    import cv2
+
+    def residual(colours):
+        crop = np.full((90, 90, 3), 120, np.float32)
+        mask = np.zeros((90, 90), np.uint8)
+        for (x, colour) in colours:
+            cv2.circle(crop, (x, 45), 16, colour, -1)
+            cv2.circle(mask, (x, 45), 16, 1, -1)
+        crop = cv2.GaussianBlur(crop, (0, 0), 1.2)
+        tile = np.ones((90, 90), bool)
+        ones = np.ones(3, np.float32)
+        return F.Residual(crop, crop, tile, mask.astype(bool), ones, np.zeros(3, np.float32), (0.0, 0.0), 2.0), mask.astype(bool)
+
+    def two_pieces(regions, blob):
+        """The two largest regions each hold most of one disc; the rest are slivers of the
+        blurred seam between them (a colour neither piece has)."""
+        left = np.zeros_like(blob)
+        left[:, :44] = True
+        big = sorted(regions, key=lambda r: -r.sum())
+        return (len(big) >= 2 and {bool((b & left).sum() > 0.9 * b.sum()) for b in big[:2]} == {True, False}
+                and all(b.sum() > 0.3 * blob.sum() for b in big[:2]) and sum(b.sum() for b in big[2:]) < 0.2 * blob.sum())
+
+    res, blob = residual([(30, (40, 40, 200)), (58, (200, 60, 40))])       # BGR: red beside blue
+    assert two_pieces(P.colour_regions(res, blob), blob)
+    res, blob = residual([(30, (150, 220, 235)), (58, (245, 245, 245))])   # cream beside white
+    assert two_pieces(P.colour_regions(res, blob), blob)
+    res, blob = residual([(30, (40, 150, 40)), (58, (40, 150, 40))])       # one green piece
+    res.crop[..., 1] += np.linspace(-12, 12, 90, dtype=np.float32)[None, :]   # shaded across
+    assert len(P.colour_regions(res, blob)) == 1

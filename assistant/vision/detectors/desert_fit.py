@@ -15,7 +15,7 @@ top-left mat point.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Mapping, NamedTuple
 
 import cv2
 import numpy as np
@@ -241,6 +241,55 @@ def fit_picture(crop: np.ndarray, picture: np.ndarray, picture_ppm: float, tile_
     rows = (_channel_rows(crop, tile, box), _channel_rows(pred, tile, box))
     gain, offset, _inliers, noise = fit_rows(*rows)
     return Fit(pred, tile, gain, offset, noise, rows)
+
+
+class TableLight(NamedTuple):
+    """The light of a whole table (:func:`table_light`): per-channel ``gain``, ``offset``
+    ``(3,) float32`` and ``noise`` (grey levels) of the cells whose fits went well."""
+
+    gain: np.ndarray
+    offset: np.ndarray
+    noise: float
+
+
+#: a table's light is taken from the fits whose noise is at most this many times the median
+#: fit's, and only when there are at least ``LIGHT_CELLS`` of them
+LIGHT_SPREAD, LIGHT_CELLS = 1.5, 6
+#: a cell whose fit's noise exceeds this many times the table's is read in the table's light
+#: (chosen on development stills, second renderer seeds 5100-5115, and set-up tables 24000-24011:
+#: at 3 the dune art of tiles under a sand marker gave pawns that were not there)
+BROKEN_FIT = 5.0
+
+
+def table_light(fits: Mapping[tuple, Fit]) -> dict[tuple, TableLight]:
+    """The light of the frame, from the fits of its tiles (``fits``: cell ``(r, c)`` ->
+    :class:`Fit`): the per-channel median gain and offset, and the median noise, of the good
+    fits (noise within ``LIGHT_SPREAD`` of the median fit's), given for every cell of ``fits``.
+    Empty when fewer than ``LIGHT_CELLS`` fits are good (a table too empty to say). (The light
+    of the cells around each one alone was tried, for a lamp's or the lens's fall-off across the
+    table: it read no better on development stills.)"""
+    noises = [f.noise for f in fits.values() if f.tile.any()]
+    if len(noises) < LIGHT_CELLS:
+        return {}
+    limit = LIGHT_SPREAD * float(np.median(noises))
+    good = [f for f in fits.values() if f.tile.any() and f.noise <= limit]
+    if len(good) < LIGHT_CELLS:
+        return {}
+    light = TableLight(np.median([f.gain for f in good], axis=0).astype(np.float32),
+                       np.median([f.offset for f in good], axis=0).astype(np.float32),
+                       float(np.median([f.noise for f in good])))
+    return {cell: light for cell in fits}
+
+
+def in_table_light(fit: Fit, light: TableLight | None) -> Fit:
+    """``fit`` itself, or, when its noise exceeds ``BROKEN_FIT`` times the table's (``light``,
+    the cell's of :func:`table_light`; None: nothing known), the same picture in that light: a
+    fit breaks when pieces cover more than about half of the tile (the median-based fit then explains a sand marker
+    or a crowd of pawns with a low gain and a large noise, and nothing on the tile counts as
+    occluded), while the light of the frame is the same on every tile."""
+    if light is None or fit.noise <= BROKEN_FIT * light.noise:
+        return fit
+    return fit._replace(gain=light.gain, offset=light.offset, noise=light.noise)
 
 
 def largest_channel(image: np.ndarray) -> np.ndarray:

@@ -242,10 +242,11 @@ class CellScores:
     empty : float
         The share of the cell's centre that looks like the bare mat around the grid
         (:func:`bare_share`): about 1 on the empty storm cell, about 0 under a tile.
-    fitted : (crop, origin_mm, Fit) or None
-        The best label's picture fitted to the cell (:func:`~.desert_fit.fit_picture` on
-        :func:`~.desert_fit.cell_crop`), kept so that what lies on the tile is read without
-        fitting it again (:meth:`~.forbidden_desert.FDDetector.read_pieces`).
+    fitted : (crop, origin_mm, dict label -> Fit) or None
+        The pictures of the labels near the cell's best fitted to the cell
+        (:func:`~.desert_fit.fit_picture` on :func:`~.desert_fit.cell_crop`), kept so that what
+        lies on the tile is read without fitting it again
+        (:meth:`~.forbidden_desert.FDDetector.read_pieces`).
     """
 
     matches: dict
@@ -420,7 +421,7 @@ class DesertFlat:
             share, (crop, origin, fits) = self.explain(frame, homography, cell, near)
             share = {lab: share.get(lab, 0.0) for lab in fine_scores}
             scores = CellScores(fine_scores, gain, share, top.score, empty[cell])
-            out[cell] = replace(scores, fitted=(crop, origin, fits[scores.match().label]))
+            out[cell] = replace(scores, fitted=(crop, origin, fits))
         return out
 
     def explained(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> dict[str, float]:

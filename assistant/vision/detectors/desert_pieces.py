@@ -143,8 +143,74 @@ def blobs(res: Residual, foot_mm: np.ndarray, height_mm: float, tile_centre_mm, 
         if mask.sum() < LEAST_BLOB_MM2 * ppm ** 2:
             continue
         edge = tile_edge(res) if edge is None else edge
-        feats, colour = blob_features(res, mask, foot_mm, height_mm, tile_centre_mm, tile_mm, ppm, edge)
-        out.append(Blob(mask, feats, colour))
+        for part in colour_regions(res, mask, ppm):
+            if part.sum() < LEAST_BLOB_MM2 * ppm ** 2:
+                continue
+            feats, colour = blob_features(res, part, foot_mm, height_mm, tile_centre_mm, tile_mm, ppm, edge)
+            out.append(Blob(part, feats, colour))
+    return out
+
+
+#: a blob is split into regions whose mean colours (CIE Lab, in the picture's light) differ by
+#: more than this (Delta E 1976): two pawns side by side, a pawn on a sand marker, a white pawn
+#: beside a cream marker (chosen on development set-up tables, second renderer seeds
+#: 24000-24011: 18 left white pawns in the marker; 10 cut the art into false pawns)
+SPLIT_DELTA_E = 14.0
+#: the superpixels a blob is first cut into are about this large, mm^2 (a pawn's top is ~300)
+SUPERPIXEL_MM2 = 60.0
+#: a blob smaller than this (mm^2) is not cut: one pawn seen from above covers about 150-300
+SPLIT_LEAST_MM2 = 350.0
+#: SLIC's k-means rounds (its default is 10; the superpixels hardly move after 4-5)
+SLIC_ROUNDS = 5
+#: SLIC's weight of closeness against colour (Lab units per superpixel side): low, so that the
+#: superpixels follow the pieces' outlines
+SLIC_COMPACTNESS = 8.0
+
+
+def colour_regions(res: Residual, mask: np.ndarray, ppm: float = PPM) -> list[np.ndarray]:
+    """A blob ``mask`` ``(H, W) bool`` of ``res`` cut where its colour changes: pieces that
+    touch (pawns crowded on the crash site, a pawn beside or on a sand marker) merge into one
+    blob of the residual, but they differ in colour. The blob is cut into superpixels of about
+    ``SUPERPIXEL_MM2`` (SLIC, scikit-image, on Lab in the picture's light, over the blob's
+    bounding box; the pixels outside the blob are then dropped), and neighbouring
+    superpixels whose mean colours are within ``SPLIT_DELTA_E`` are joined again (single
+    linkage over the region adjacency graph, as :func:`skimage.graph.cut_threshold` joins, by
+    SciPy's connected components). Returns the regions' masks ``(H, W) bool`` (the blob itself
+    when it is one colour or smaller than ``SPLIT_LEAST_MM2``)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+    from skimage import segmentation
+
+    area = float(mask.sum()) / ppm ** 2
+    if area < SPLIT_LEAST_MM2:
+        return [mask]
+    n = int(area / SUPERPIXEL_MM2)
+    ys, xs = np.nonzero(mask)
+    box = (slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1))
+    inside = mask[box]
+    lab = _lab(res.in_picture_light(res.crop[box])).astype(np.float64)
+    # the bounding box cut whole (several times faster than SLIC's masked mode), kept in the blob
+    seg = segmentation.slic(lab, n_segments=max(n * inside.size // int(inside.sum()), 2), compactness=SLIC_COMPACTNESS,
+                            max_num_iter=SLIC_ROUNDS, convert2lab=False, start_label=1, channel_axis=-1)
+    seg[~inside] = 0
+    k = int(seg.max())
+    if k < 2:
+        return [mask]
+    counts = np.bincount(seg.ravel(), minlength=k + 1)[1:].astype(np.float64)
+    means = np.stack([np.bincount(seg.ravel(), lab[..., c].ravel(), k + 1)[1:] for c in range(3)], 1)
+    means /= np.maximum(counts, 1.0)[:, None]
+    pairs = np.concatenate([np.stack([seg[:, :-1].ravel(), seg[:, 1:].ravel()], 1),
+                            np.stack([seg[:-1, :].ravel(), seg[1:, :].ravel()], 1)])
+    pairs = pairs[(pairs[:, 0] > 0) & (pairs[:, 1] > 0) & (pairs[:, 0] != pairs[:, 1])] - 1
+    close = np.linalg.norm(means[pairs[:, 0]] - means[pairs[:, 1]], axis=1) <= SPLIT_DELTA_E
+    pairs = pairs[close]
+    adjacency = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(k, k))
+    _n, group = connected_components(adjacency, directed=False)
+    out = []
+    for g in np.unique(group[counts > 0]):
+        region = np.zeros_like(mask)
+        region[box] = np.isin(seg, np.flatnonzero(group == g) + 1)
+        out.append(region)
     return out
 
 
@@ -328,6 +394,21 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
     conf, margin = _sure(part_sure)
     out["parts"] = ("+".join(sorted(parts)), conf, margin, ())
     return out
+
+
+#: a tile read in the table's light (:func:`~.desert_fit.in_table_light`) is believed only when
+#: at most this share of what its picture leaves unexplained is in blobs of class ``other``
+LIT_UNEXPLAINED = 0.3
+
+
+def unexplained_share(found: list[Blob], probs: np.ndarray) -> float:
+    """The share of the blobs' area (``found``, class probabilities ``probs`` ``(n,
+    len(CLASSES))``) in blobs whose likeliest class is ``other``: 0 when every blob is a piece
+    (or there is none), 1 when none is."""
+    areas = np.array([b.mask.sum() for b in found], np.float64)
+    if not len(found) or areas.sum() == 0:
+        return 0.0
+    return float(areas[np.argmax(probs, axis=1) == 0].sum() / areas.sum())
 
 
 # --- sand, read at the tile's centre ---------------------------------------------------------------

@@ -180,36 +180,65 @@ class FDDetector:
     def read_pieces(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
                     faces: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
         """Sand, pawn and part readings of the cells of ``scores``: each cell's tile laid from
-        its best-matching picture and what it does not explain read as blobs
-        (:func:`~.desert_pieces.cell_readings`). A cell read as the storm (or unknown) holds
+        the picture of its face reading (``faces``) and what it does not explain read as blobs
+        (:func:`~.desert_pieces.cell_readings`), cut where their colour changes
+        (:func:`~.desert_pieces.colour_regions`). A tile whose own fit broke under what covers
+        it is read in the light of the other tiles (:func:`~.desert_fit.in_table_light`) when
+        what that leaves unexplained is mostly pieces; its sand is read from its own fit (the
+        sand network was taught on such fits). A cell read as the storm (or unknown) holds
         nothing; its readings say so with the face reading's confidence."""
         from . import desert_fit
         from . import desert_pieces as dp
 
         out: dict[Slot, Reading] = {}
         foot, height = dp.foot_point(homography, camera_matrix)
-        bank = self.flat.bank()
+        laid = {}
         for key, cs in scores.items():
             face = faces.get(("face", *key))
-            m = cs.match()
-            if m is None or face is None or face.label in ("storm", "unknown"):
+            m = cs.match(face.label) if face is not None else None     # the picture the face reading chose
+            if m is None or face.label in ("storm", "unknown"):
                 conf = face.confidence if face is not None else 0.0
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
                     out[(kind, *key)] = Reading(label, conf, face.margin if face is not None else 0.0)
                 continue
-            if cs.fitted is not None:                   # fitted already while the faces were matched
-                res = desert_fit.residual_of_fit(*cs.fitted)
-            else:
-                t = bank.templates[m.template]
-                pic = bank.pictures[t.picture]
-                res = desert_fit.residual(frame, homography, self.layout, key, pic.image, pic.ppm, self.flat.tile_mm, t.turn,
-                                  m.centre_mm)
-            found = dp.blobs(res, foot, height, m.centre_mm, self.flat.tile_mm)
-            probs = self.blobs.predict(np.array([b.features for b in found]).reshape(-1, dp.BLOB_FEATURES))
+            laid[key] = (m, *self._fit(frame, homography, key, cs, m))
+        lights = desert_fit.table_light({key: fit for key, (_m, _crop, _origin, fit) in laid.items()})
+        for key, (m, crop, origin, fit) in laid.items():
+            res = desert_fit.residual_of_fit(crop, origin, fit)
+            found, probs = self._blobs(res, foot, height, m)
+            lit = desert_fit.in_table_light(fit, lights.get(key))
+            if lit is not fit:
+                # a broken fit: what lies on the tile in the table's light, unless most of it is
+                # none of the pieces (then the picture itself is more likely wrong)
+                found_lit, probs_lit = self._blobs(desert_fit.residual_of_fit(crop, origin, lit), foot, height, m)
+                if dp.unexplained_share(found_lit, probs_lit) <= dp.LIT_UNEXPLAINED:
+                    found, probs = found_lit, probs_lit
             sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
             for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
                 out[(kind, *key)] = Reading(label, conf, margin, alts)
         return out
+
+    def _blobs(self, res, foot, height, m) -> tuple[list, np.ndarray]:
+        """The blobs of a residual (:func:`~.desert_pieces.blobs`) and their class
+        probabilities ``(n, len(CLASSES))``."""
+        from . import desert_pieces as dp
+
+        found = dp.blobs(res, foot, height, m.centre_mm, self.flat.tile_mm)
+        return found, self.blobs.predict(np.array([b.features for b in found]).reshape(-1, dp.BLOB_FEATURES))
+
+    def _fit(self, frame: np.ndarray, homography: np.ndarray, key, cs, m) -> tuple:
+        """The picture of match ``m`` laid on cell ``key`` and fitted: ``(crop (H, W, 3) float32,
+        origin_mm, Fit)``, the fit the faces were scored with when there is one
+        (:attr:`~.desert_flat.CellScores.fitted`)."""
+        from . import desert_fit
+
+        if cs.fitted is not None and m.label in cs.fitted[2]:
+            return (*cs.fitted[:2], cs.fitted[2][m.label])
+        crop, origin = cs.fitted[:2] if cs.fitted is not None else desert_fit.cell_crop(frame, homography, self.layout, key)
+        bank = self.flat.bank()
+        t = bank.templates[m.template]
+        pic = bank.pictures[t.picture]
+        return crop, origin, desert_fit.fit_picture(crop, pic.image, pic.ppm, self.flat.tile_mm, t.turn, m.centre_mm, origin)
 
     def read(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
              slots: Iterable[Slot] | None = None, reference: tuple | None = None) -> dict[Slot, Reading]:
