@@ -11,8 +11,10 @@ The tracker therefore commits such a move only when the readings *saw* the diffe
 reading of a cell where the two explanations disagree about a pawn that shows that pawn
 arriving or leaving (a change from the table before) speaks for the explanation that expects
 the change; a reading that shows the cell as it was, or one that is unsure, speaks for
-neither. With a seen change for one side only, that side is committed; otherwise the players
-are asked, in the game's words, whether the pawn went along.
+neither. When the readings speak for the best explanation only, it is committed; otherwise
+the players are asked, in the game's words, whether the pawn went along. A pawn that stayed
+reads the same as one the camera missed, so a Climber that leaves a shared tile alone is
+always asked about.
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ def rider_question(model, game: Game, state: Any, options: list[tuple[Event, ...
     mover = mover_of(sample)
     colour = COLOUR[state.adventurer(mover)]
     to = model.describe(tuple(sample["to"]))
-    riders = [e.get("carry") for e in evs]
+    riders = list(dict.fromkeys(e.get("carry") for e in evs))
     names = ["none" if r is None else f"the {COLOUR[state.adventurer(r)]} pawn" for r in riders]
     if len(riders) == 2 and None in riders:
         rider = next(r for r in riders if r is not None)

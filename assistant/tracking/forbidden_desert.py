@@ -24,7 +24,7 @@ from ..games.base import Event
 from ..games.forbidden_desert import legal
 from ..games.forbidden_desert.components import ALL_CELLS, STORM_CARDS, face_of
 from ..games.forbidden_desert.state import State
-from .base import COMMIT_BELOW, Cell, Explanation, Observation, Slot, TableModel, Tracker, Verdict, mismatches
+from .base import Cell, Explanation, Observation, Slot, TableModel, Tracker, Verdict
 from .desert_riders import COLOUR, rider_question, rider_variants, seen_for
 
 CARD: Slot = ("card",)
@@ -322,30 +322,22 @@ class ForbiddenDesertTracker(Tracker):
         """Commit a move that may have taken a rider along only when the readings saw which pawn
         went (:mod:`.desert_riders`): against every variant of ``best`` with another rider (or
         none), a sure reading must show a pawn arriving or leaving that ``best`` expects and
-        none that only the variant expects. A variant the readings alone speak for is
-        committed instead, when it is the only one left; otherwise the players are asked.
+        none that only the variant expects; otherwise the players are asked (a variant that fit
+        as well as ``best`` was already asked about as a rival: this one fit worse, so the
+        readings contradict each other about the rider).
 
         Returns
         -------
         Explanation or Verdict
-            ``best``, a variant of it, or an ``ask`` verdict whose options are ``best`` first
-            and the variants still in question.
+            ``best``, or an ``ask`` verdict whose options are ``best`` first and the variants
+            still in question (nothing committed).
         """
         before = self.model.expected(self.state)
         want = self.model.expected(best.state)
-        open_, only = [], []
-        for events, state in rider_variants(self.game, self.state, best.events):
-            seen = seen_for(before, want, self.model.expected(state), observed)
-            if seen is None or seen == (True, False):
-                continue                          # the readings saw best's pawns move
-            open_.append(events)
-            fit = mismatches(self.model.expected(state), observed, before, list(before))
-            if seen == (False, True) and fit < COMMIT_BELOW:
-                only.append(Explanation(events, state, fit))
+        open_ = [events for events, state in rider_variants(self.game, self.state, best.events)
+                 if seen_for(before, want, self.model.expected(state), observed) not in (None, (True, False))]
         if not open_:
             return best
-        if len(open_) == 1 and only:
-            return only[0]
         options = [best.events] + open_
         return Verdict("ask", [], sorted(changed, key=str), rider_question(self.model, self.game, self.state, options),
                        options=[list(o) for o in options])
