@@ -7,8 +7,9 @@ alternatives)."""
 from __future__ import annotations
 
 from assistant.games.base import Event
+from assistant.games.forbidden_desert.simulate import random_game
 from assistant.tracking.base import Reading
-from assistant.tracking.desert_riders import rider_variants, seen_for
+from assistant.tracking.desert_riders import COLOUR, rider_variants, seen_for
 from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
 
 from .test_forbidden_desert_tracker import GAME, MODEL, look, play, start, summary
@@ -113,3 +114,39 @@ def test_what_counts_as_seeing_a_rider():
     unsure = {("pawns", 1, 1): Reading("", 0.5, 0.0)}
     assert seen_for(before, along, alone, unsure) == (False, False)
     assert seen_for(before, alone, {**along, ("sand", 0, 1): "light"}, as_was) is None
+
+
+
+def _carries(seeds):
+    """(state, event) of every move with a rider in random games of ``seeds``."""
+    out = []
+    for seed in seeds:
+        game = random_game(seed, n_players=3, max_events=60)
+        out += [(s, e) for s, e in zip(game.states, game.events)
+                if e.type in ("move", "navigate") and e.get("carry") is not None]
+    return out
+
+
+def test_every_carry_of_random_games_is_committed_when_seen_and_never_committed_wrong_when_missed():
+    """Each carry of 40 random games: read exactly, it is committed as played; with the rider
+    read as it was on both its cells (its change missed, the move's other pawn seen), it is
+    asked about, never committed without the rider."""
+    carries = _carries(range(1, 41))
+    assert len(carries) >= 10
+    for state, event in carries:
+        after = play(state, event)
+        tracker = ForbiddenDesertTracker(GAME, state)
+        verdict = tracker.explain(*look(state, after, confidence=0.9))
+        assert verdict.kind == "commit" and summary(tracker.state) == summary(after), (event, verdict)
+
+        observed, changed = look(state, after, confidence=0.9)
+        was, now = MODEL.expected(state), MODEL.expected(after)
+        rider = COLOUR[state.adventurer(event["carry"])]
+        for slot in [s for s in observed if s[0] == "pawns"]:
+            seen = set(filter(None, now[slot].split("+"))) - {rider}
+            label = "+".join(sorted(seen | ({rider} & set(was[slot].split("+")))))
+            observed[slot] = pawns_read(label, *([now[slot]] if now[slot] != label else []))
+        tracker = ForbiddenDesertTracker(GAME, state)
+        verdict = tracker.explain(observed, changed)
+        assert verdict.kind == "ask" and [event] in verdict.options, (event, verdict)
+        assert summary(tracker.state) == summary(state)
