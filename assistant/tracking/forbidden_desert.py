@@ -22,9 +22,10 @@ from typing import Iterable, Mapping
 
 from ..games.base import Event
 from ..games.forbidden_desert import legal
-from ..games.forbidden_desert.components import ADVENTURERS, ALL_CELLS, STORM_CARDS, face_of
+from ..games.forbidden_desert.components import ALL_CELLS, STORM_CARDS, face_of
 from ..games.forbidden_desert.state import State
-from .base import Cell, Observation, Slot, TableModel, Tracker, Verdict
+from .base import Cell, Explanation, Observation, Slot, TableModel, Tracker, Verdict
+from .desert_riders import COLOUR, rider_question, rider_variants, seen_for
 
 CARD: Slot = ("card",)
 #: a storm card is committed from its reading only this sure (no later table check catches a
@@ -34,7 +35,6 @@ CARD_CELL = ("card",)
 #: actions that show on the table (the others: water, peeks, reductions come from the tablet)
 VISIBLE_ACTIONS = ("move", "remove_sand", "excavate", "pick_up_part", "navigate", "end_turn")
 VISIBLE_CARDS = ("dune_blaster", "jet_pack")
-COLOUR = {a.id: a.colour for a in ADVENTURERS.values()}
 
 
 def colours_of(label: str) -> set[str]:
@@ -317,6 +317,30 @@ class ForbiddenDesertTracker(Tracker):
                            f"Was another {shown.replace('_', ' ')} card drawn?",
                            options=[[Event.make("storm", "storm_card", card=shown)]])
         return verdict
+
+    def settle(self, best: Explanation, observed: Observation, changed: set) -> Explanation | Verdict:
+        """Commit a move that may have taken a rider along only when the readings saw which pawn
+        went (:mod:`.desert_riders`): against every variant of ``best`` with another rider (or
+        none), a sure reading must show a pawn arriving or leaving that ``best`` expects and
+        none that only the variant expects; otherwise the players are asked (a variant that fit
+        as well as ``best`` was already asked about as a rival: this one fit worse, so the
+        readings contradict each other about the rider).
+
+        Returns
+        -------
+        Explanation or Verdict
+            ``best``, or an ``ask`` verdict whose options are ``best`` first and the variants
+            still in question (nothing committed).
+        """
+        before = self.model.expected(self.state)
+        want = self.model.expected(best.state)
+        open_ = [events for events, state in rider_variants(self.game, self.state, best.events)
+                 if seen_for(before, want, self.model.expected(state), observed) not in (None, (True, False))]
+        if not open_:
+            return best
+        options = [best.events] + open_
+        return Verdict("ask", [], sorted(changed, key=str), rider_question(self.model, self.game, self.state, options),
+                       options=[list(o) for o in options])
 
     @property
     def wants_whole_table(self) -> bool:

@@ -1,0 +1,145 @@
+"""Forbidden Desert moves that differ only in a pawn taken along (a rider).
+
+The Climber may take one pawn from its tile along on each move, also when the Navigator moves
+it, and a Jet Pack may carry a passenger (rules: the Climber's power, ``navigate`` and
+``jet_pack`` with ``carry``). The same move with another rider, or with none, changes the
+table only in the rider's pawn: it leaves one cell and arrives at another, or stays. A pawn
+the camera misses (a pale pawn on a pale tile, a dim room) reads as if it had not moved, so an
+explanation that fits the readings best may still be the wrong one.
+
+The tracker therefore commits such a move only when the readings *saw* the difference: a
+reading of a cell where the two explanations disagree about a pawn that shows that pawn
+arriving or leaving (a change from the table before) speaks for the explanation that expects
+the change; a reading that shows the cell as it was, or one that is unsure, speaks for
+neither. When the readings speak for the best explanation only, it is committed; otherwise
+the players are asked, in the game's words, whether the pawn went along. A pawn that stayed
+reads the same as one the camera missed, so a Climber that leaves a shared tile alone is
+always asked about.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..games.base import Event, Game
+from ..games.forbidden_desert.components import ADVENTURERS
+from .base import Observation, Slot
+
+#: events that may take a rider along (``carry``), and the parameter naming the pawn that moves
+CARRIERS = {"move": None, "navigate": "target", "play_equipment": None}
+COLOUR = {a.id: a.colour for a in ADVENTURERS.values()}
+
+
+def mover_of(event: Event) -> int:
+    """The seat whose pawn an event moves: the ``target`` of a ``navigate``, else the actor."""
+    field = CARRIERS.get(event.type)
+    return event[field] if field else event.actor
+
+
+def rider_variants(game: Game, state: Any, events: tuple[Event, ...]) -> list[tuple[tuple[Event, ...], Any]]:
+    """The sequences that are ``events`` with one event's rider (``carry``) changed, legal from
+    ``state`` to the end.
+
+    Parameters
+    ----------
+    game : Game
+        The Forbidden Desert engine.
+    state : State
+        The state before ``events``.
+    events : tuple of Event
+        A legal sequence (an explanation of one change).
+
+    Returns
+    -------
+    list of (tuple of Event, State)
+        Each variant with the state it leads to; empty when no event of ``events`` could take
+        another rider (no ``move``, ``navigate`` or Jet Pack, or no other pawn on the mover's
+        tile, or the engine refuses the carry: only the Climber carries when walking).
+    """
+    out = []
+    states = [state]
+    for ev in events:
+        states.append(game.apply(states[-1], ev))
+    for i, ev in enumerate(events):
+        if ev.type not in CARRIERS or (ev.type == "play_equipment" and ev.get("card") != "jet_pack"):
+            continue
+        here = states[i]
+        mover = mover_of(ev)
+        riders = [None] + [s for s in here.seats_on(here.pawn[mover]) if s != mover]
+        params = {k: v for k, v in ev.params if k != "carry"}
+        for carry in riders:
+            if carry == ev.get("carry"):
+                continue
+            other = Event.make(ev.actor, ev.type, **params, carry=carry)
+            after = game.apply(here, other)
+            for later in events[i + 1:]:
+                if not after:
+                    break
+                after = game.apply(after, later)
+            if after:
+                out.append((events[:i] + (other,) + events[i + 1:], after))
+    return out
+
+
+def seen_for(before: Mapping[Slot, str], best: Mapping[Slot, str], rival: Mapping[Slot, str],
+             observed: Observation) -> tuple[bool, bool] | None:
+    """Which of two expected tables that differ only in pawns the readings saw.
+
+    Parameters
+    ----------
+    before, best, rival : dict slot -> label
+        The table before the change and the two explanations' tables (pawn labels are colours
+        joined by ``+``).
+    observed : dict slot -> Reading
+        The readings of the change; a slot without one reads as before (the gate saw no change).
+
+    Returns
+    -------
+    (bool, bool) or None
+        Whether a sure reading showed a pawn arriving or leaving that only ``best``, resp.
+        ``rival``, expects (per colour, on each pawn slot where they differ); None when the
+        tables differ in any slot that is not a pawn slot, or do not differ.
+    """
+    differ = [s for s in set(best) | set(rival) if best.get(s) != rival.get(s)]
+    if not differ or any(s[0] != "pawns" for s in differ):
+        return None
+    for_best = for_rival = False
+    for slot in differ:
+        was, b, r = (set(filter(None, t.get(slot, "").split("+"))) for t in (before, best, rival))
+        reading = observed.get(slot)
+        if reading is not None and not reading.sure:
+            continue
+        now = set(filter(None, reading.label.split("+"))) if reading is not None else was
+        for colour in b ^ r:
+            if (colour in now) == (colour in was):
+                continue                           # as it was: a missed pawn reads the same
+            if (colour in now) == (colour in b):
+                for_best = True
+            else:
+                for_rival = True
+    return for_best, for_rival
+
+
+def rider_question(model, game: Game, state: Any, options: list[tuple[Event, ...]]) -> str:
+    """One sentence asking which rider went along, for ``options`` (sequences from ``state``
+    that differ in one event's ``carry``): "Did the black pawn take the yellow pawn along to D2, or did the
+    yellow pawn stay on D4?" for two options, one with no rider; "Which pawn went along with
+    the black pawn to D2: yellow, green or none?" otherwise. Colours and cells as the table
+    shows them (``model.expected``, ``model.describe``)."""
+    first = next(i for i, evs in enumerate(zip(*options)) if len(set(evs)) > 1)
+    for ev in options[0][:first]:
+        state = game.apply(state, ev)               # the pawns as they stood before the move
+    evs = [opt[first] for opt in options]
+    sample = evs[0]
+    mover = mover_of(sample)
+    colour = COLOUR[state.adventurer(mover)]
+    to = model.describe(tuple(sample["to"]))
+    riders = list(dict.fromkeys(e.get("carry") for e in evs))
+    names = ["none" if r is None else f"the {COLOUR[state.adventurer(r)]} pawn" for r in riders]
+    if len(riders) == 2 and None in riders:
+        rider = next(r for r in riders if r is not None)
+        name = COLOUR[state.adventurer(rider)]
+        home = model.describe(state.cell_of_seat(rider))
+        return (f"Did the {colour} pawn take the {name} pawn along to {to}, or did the {name} pawn stay on "
+                f"{home}?")
+    return f"Which pawn went along with the {colour} pawn to {to}: {', '.join(names[:-1])} or {names[-1]}?"
