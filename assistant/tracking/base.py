@@ -113,7 +113,7 @@ class TableModel(ABC):
         return str(cell)
 
     #: event fields that name a seat (shown as "player N", counted from 1)
-    SEAT_FIELDS = ("target", "seat", "to_seat", "from_seat", "receiver", "giver")
+    SEAT_FIELDS = ("target", "seat", "to_seat", "from_seat", "receiver", "giver", "carry")
 
     def event_text(self, event: Event) -> str:
         """An event for people: ``"player 1: move to C2"``, ``"player 3: navigate target player

@@ -124,9 +124,16 @@ def rider_question(model, game: Game, state: Any, options: list[tuple[Event, ...
     """One sentence asking which rider went along, for ``options`` (sequences from ``state``
     that differ in one event's ``carry``): "Did the black pawn take the yellow pawn along to D2, or did the
     yellow pawn stay on D4?" for two options, one with no rider; "Which pawn went along with
-    the black pawn to D2: yellow, green or none?" otherwise. Colours and cells as the table
-    shows them (``model.expected``, ``model.describe``)."""
-    first = next(i for i, evs in enumerate(zip(*options)) if len(set(evs)) > 1)
+    the black pawn to D2: yellow, green or none?" otherwise; when the options take a rider at
+    different steps of a walk, each whole option in words (``model.event_text``): "Which of
+    these happened? 1) ...; 2) ...". Colours and cells as the table shows them
+    (``model.expected``, ``model.describe``)."""
+    places = [i for i, evs in enumerate(zip(*options)) if len(set(evs)) > 1]
+    if len(places) > 1 or any(len(o) != len(options[0]) for o in options):
+        # the options take a rider at different steps of a walk: name each whole option
+        told = [f"{i}) " + ", then ".join(model.event_text(ev) for ev in opt) for i, opt in enumerate(options, 1)]
+        return f"Which of these happened? {'; '.join(told)}."
+    first = places[0]
     for ev in options[0][:first]:
         state = game.apply(state, ev)               # the pawns as they stood before the move
     evs = [opt[first] for opt in options]

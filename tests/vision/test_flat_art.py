@@ -281,3 +281,21 @@ def test_touching_pieces_of_different_colours_are_cut_apart():
     res, blob = residual([(30, (40, 150, 40)), (58, (40, 150, 40))])       # one green piece
     res.crop[..., 1] += np.linspace(-12, 12, 90, dtype=np.float32)[None, :]   # shaded across
     assert len(P.colour_regions(res, blob)) == 1
+
+
+def test_five_pawns_and_a_marker_on_the_crash_site_are_each_read():
+    """An opening table (own renderer, development seed 24502): five pawns and a sand marker
+    cover most of the crash site. The tile's own fit breaks under them, so the reader used to
+    see nothing there ('' at 0.85); read in the light of the other tiles, with the blob cut
+    where its colour changes, every pawn is found, and the cell is not called sure."""
+    from assistant.bench.desert_setup import own_openings
+    from assistant.vision.detectors import forbidden_desert as fd
+
+    det = fd.teach()
+    frame, homography, camera_matrix, truth = next(own_openings(24502, 1, "normal"))
+    crowded = [s for s, v in truth.items() if s[0] == "pawns" and v]
+    assert crowded == [("pawns", 4, 3)] and truth[crowded[0]] == "black+blue+green+red+yellow"
+    readings = det.read(frame, homography, camera_matrix)
+    assert readings[crowded[0]].label == truth[crowded[0]]
+    assert readings[crowded[0]].confidence < 0.5                   # so many blobs: the referee confirms
+    assert all(r.label == "" for s, r in readings.items() if s[0] == "pawns" and s not in crowded)

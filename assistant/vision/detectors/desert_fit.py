@@ -253,7 +253,8 @@ class TableLight(NamedTuple):
 
 
 #: a table's light is taken from the fits whose noise is at most this many times the median
-#: fit's, and only when there are at least ``LIGHT_CELLS`` of them
+#: fit's, and only when there are at least ``LIGHT_CELLS`` of them (a quarter of the 24 tiles;
+#: set by judgement, not tuned)
 LIGHT_SPREAD, LIGHT_CELLS = 1.5, 6
 #: a cell whose fit's noise exceeds this many times the table's is read in the table's light
 #: (chosen on development stills, second renderer seeds 5100-5115, and set-up tables 24000-24011:
@@ -286,7 +287,10 @@ def in_table_light(fit: Fit, light: TableLight | None) -> Fit:
     the cell's of :func:`table_light`; None: nothing known), the same picture in that light: a
     fit breaks when pieces cover more than about half of the tile (the median-based fit then explains a sand marker
     or a crowd of pawns with a low gain and a large noise, and nothing on the tile counts as
-    occluded), while the light of the frame is the same on every tile."""
+    occluded), while the light of the frame is about the same on every tile. (Only about: the
+    owner's pictures were photographed in lights of their own, so the table's gain maps one
+    picture less well than another; what that leaves shows as blobs of class ``other``, which
+    :meth:`~.forbidden_desert.FDDetector.read_pieces` weighs before believing the reading.)"""
     if light is None or fit.noise <= BROKEN_FIT * light.noise:
         return fit
     return fit._replace(gain=light.gain, offset=light.offset, noise=light.noise)

@@ -31,7 +31,8 @@ LEAST_BLOB_MM2 = 25.0
 
 @dataclass(frozen=True)
 class Blob:
-    """One connected region of a cell's residual (:func:`blobs`).
+    """One region of a cell's residual (:func:`blobs`): a connected region, or the part of one
+    in a colour of its own (:func:`colour_regions`).
 
     Attributes
     ----------
@@ -121,7 +122,9 @@ def tile_edge(res: Residual) -> np.ndarray:
 def blobs(res: Residual, foot_mm: np.ndarray, height_mm: float, tile_centre_mm, tile_mm: float,
           ppm: float = PPM) -> list[Blob]:
     """The residual's blobs of at least ``LEAST_BLOB_MM2`` (holes filled: a marker's face may
-    match the tile's art in places), each with its features (:func:`blob_features`)."""
+    match the tile's art in places), each cut where its colour changes
+    (:func:`colour_regions`), each part of at least ``LEAST_BLOB_MM2`` with its features
+    (:func:`blob_features`)."""
     occ = res.occluded.astype(np.uint8)
     occ = cv2.morphologyEx(occ, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(occ)
@@ -156,14 +159,16 @@ def blobs(res: Residual, foot_mm: np.ndarray, height_mm: float, tile_centre_mm, 
 #: beside a cream marker (chosen on development set-up tables, second renderer seeds
 #: 24000-24011: 18 left white pawns in the marker; 10 cut the art into false pawns)
 SPLIT_DELTA_E = 14.0
-#: the superpixels a blob is first cut into are about this large, mm^2 (a pawn's top is ~300)
+#: the superpixels a blob is first cut into are about this large, mm^2: a fifth of a pawn's top
+#: (150-300 mm^2 as the residual shows a pawn on the second renderer's development stills)
 SUPERPIXEL_MM2 = 60.0
 #: a blob smaller than this (mm^2) is not cut: one pawn seen from above covers about 150-300
 SPLIT_LEAST_MM2 = 350.0
-#: SLIC's k-means rounds (its default is 10; the superpixels hardly move after 4-5)
+#: SLIC's k-means rounds (its default is 10; 5 read the development set-up tables 24000-24011
+#: the same, in half the time)
 SLIC_ROUNDS = 5
-#: SLIC's weight of closeness against colour (Lab units per superpixel side): low, so that the
-#: superpixels follow the pieces' outlines
+#: SLIC's weight of closeness against colour (Lab units per superpixel side; scikit-image's
+#: default is 10): 3, 8 and 20 read the development set-up tables 24000-24011 alike
 SLIC_COMPACTNESS = 8.0
 
 
@@ -173,9 +178,10 @@ def colour_regions(res: Residual, mask: np.ndarray, ppm: float = PPM) -> list[np
     blob of the residual, but they differ in colour. The blob is cut into superpixels of about
     ``SUPERPIXEL_MM2`` (SLIC, scikit-image, on Lab in the picture's light, over the blob's
     bounding box; the pixels outside the blob are then dropped), and neighbouring
-    superpixels whose mean colours are within ``SPLIT_DELTA_E`` are joined again (single
-    linkage over the region adjacency graph, as :func:`skimage.graph.cut_threshold` joins, by
-    SciPy's connected components). Returns the regions' masks ``(H, W) bool`` (the blob itself
+    superpixels whose mean colours are at most ``SPLIT_DELTA_E`` apart are joined again (single
+    linkage over the region adjacency graph, as :func:`skimage.graph.cut_threshold` joins
+    below its threshold, by SciPy's connected components; a region may then be disconnected
+    when two of its superpixels meet only through another of the same colour). Returns the regions' masks ``(H, W) bool`` (the blob itself
     when it is one colour or smaller than ``SPLIT_LEAST_MM2``)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
@@ -398,6 +404,8 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
 
 #: a tile read in the table's light (:func:`~.desert_fit.in_table_light`) is believed only when
 #: at most this share of what its picture leaves unexplained is in blobs of class ``other``
+#: (0.3 and 0.15 read development stills 5100-5115 and set-up tables 24000-24011 alike; without
+#: it, tiles whose face was misread gave pawns that were not there)
 LIT_UNEXPLAINED = 0.3
 
 
@@ -408,7 +416,7 @@ def unexplained_share(found: list[Blob], probs: np.ndarray) -> float:
     areas = np.array([b.mask.sum() for b in found], np.float64)
     if not len(found) or areas.sum() == 0:
         return 0.0
-    return float(areas[np.argmax(probs, axis=1) == 0].sum() / areas.sum())
+    return float(areas[np.argmax(probs, axis=1) == CLASSES.index("other")].sum() / areas.sum())
 
 
 # --- sand, read at the tile's centre ---------------------------------------------------------------

@@ -185,8 +185,9 @@ class FDDetector:
         (:func:`~.desert_pieces.colour_regions`). A tile whose own fit broke under what covers
         it is read in the light of the other tiles (:func:`~.desert_fit.in_table_light`) when
         what that leaves unexplained is mostly pieces; its sand is read from its own fit (the
-        sand network was taught on such fits). A cell read as the storm (or unknown) holds
-        nothing; its readings say so with the face reading's confidence."""
+        sand network was taught on such fits; the table's light needs ``LIGHT_CELLS`` tiles, so a
+        read of a few cells, as the live loop makes, never uses it). A cell read as the storm
+        (or unknown) holds nothing; its readings say so with the face reading's confidence."""
         from . import desert_fit
         from . import desert_pieces as dp
 
@@ -195,7 +196,9 @@ class FDDetector:
         laid = {}
         for key, cs in scores.items():
             face = faces.get(("face", *key))
-            m = cs.match(face.label) if face is not None else None     # the picture the face reading chose
+            # the picture the face reading chose; the cell's best when the rules' counts gave the
+            # cell a label it had no match for (desert_flat.table_readings' unlisted labels)
+            m = (cs.match(face.label) or cs.match()) if face is not None else None
             if m is None or face.label in ("storm", "unknown"):
                 conf = face.confidence if face is not None else 0.0
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
@@ -218,17 +221,20 @@ class FDDetector:
                 out[(kind, *key)] = Reading(label, conf, margin, alts)
         return out
 
-    def _blobs(self, res, foot, height, m) -> tuple[list, np.ndarray]:
-        """The blobs of a residual (:func:`~.desert_pieces.blobs`) and their class
-        probabilities ``(n, len(CLASSES))``."""
+    def _blobs(self, res, foot, height: float, m) -> tuple[list, np.ndarray]:
+        """The blobs of a residual ``res`` (:class:`~.desert_fit.Residual`;
+        :func:`~.desert_pieces.blobs`, with the camera's foot point ``foot`` (2,) mm and height
+        mm, the tile placed by match ``m``) and their class probabilities ``(n,
+        len(CLASSES)) float``."""
         from . import desert_pieces as dp
 
         found = dp.blobs(res, foot, height, m.centre_mm, self.flat.tile_mm)
         return found, self.blobs.predict(np.array([b.features for b in found]).reshape(-1, dp.BLOB_FEATURES))
 
     def _fit(self, frame: np.ndarray, homography: np.ndarray, key, cs, m) -> tuple:
-        """The picture of match ``m`` laid on cell ``key`` and fitted: ``(crop (H, W, 3) float32,
-        origin_mm, Fit)``, the fit the faces were scored with when there is one
+        """The picture of match ``m`` (:class:`~.flat_art.Match`) laid on cell ``key`` ``(r, c)``
+        of an undistorted ``frame`` (mat mm -> px ``homography``, cell scores ``cs``) and fitted:
+        ``(crop (H, W, 3) float32, origin_mm, Fit)``, the fit the faces were scored with when there is one
         (:attr:`~.desert_flat.CellScores.fitted`)."""
         from . import desert_fit
 
