@@ -357,10 +357,37 @@ class Tracker:
         settled = self.settle(best, observed, changed)
         if isinstance(settled, Verdict):
             return settled
-        self.state = settled.state
-        self.log.extend(settled.events)
-        return Verdict("commit", list(settled.events), sorted(changed, key=str),
-                       "Seen: " + "; then ".join(self.model.event_text(e) for e in settled.events) + ".")
+        return self.commit(settled.events, changed)
+
+    def commit(self, events: Sequence[Event], changed: Iterable[Cell], seen: str = "") -> Verdict:
+        """Commit ``events`` the camera saw (one explanation of a stable change).
+
+        Parameters
+        ----------
+        events : sequence of Event
+            Legal in turn from the committed state.
+        changed : iterable of cells
+            The cells of the change (for highlighting).
+        seen : str, optional
+            How the camera told it apart, added to the message in brackets.
+
+        Returns
+        -------
+        Verdict
+            ``commit`` with the events and "Seen: ..." in the game's words; ``illegal`` (nothing
+            committed) when the engine refuses one of them now.
+        """
+        state = self.state
+        for ev in events:
+            after = self.game.apply(state, ev)
+            if not after:
+                return Verdict("illegal", [ev], sorted(changed, key=str), after.message, after.reason)
+            state = after
+        self.state = state
+        self.log.extend(events)
+        told = "; then ".join(self.model.event_text(e) for e in events)
+        return Verdict("commit", list(events), sorted(changed, key=str),
+                       f"Seen: {told}" + (f" ({seen})." if seen else "."))
 
     def settle(self, best: Explanation, observed: Observation, changed: set) -> "Explanation | Verdict":
         """The last word before ``best`` (the unique explanation that fits) is committed: a game

@@ -13,13 +13,19 @@ arriving or leaving (a change from the table before) speaks for the explanation 
 the change; a reading that shows the cell as it was, or one that is unsure, speaks for
 neither. When the readings speak for the best explanation only, it is committed; otherwise
 the players are asked, in the game's words, whether the pawn went along. A pawn that stayed
-reads the same as one the camera missed, so a Climber that leaves a shared tile alone is
-always asked about.
+reads the same as one the camera missed, so from the change alone a Climber that leaves a
+shared tile alone is always asked about.
+
+Before asking, the live loop looks once more (:func:`seen_present`): the still picture after
+the move, read without the picture before it, shows which pawns stand where. A pawn it sees
+standing on a cell is very likely there (a missed pawn reads as absent, never as present; see
+``SEEN_AT`` for how rarely a pawn is seen where there is none), so rider colours seen where
+exactly one option puts them decide between the options; not seeing a pawn decides nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..games.base import Event, Game
 from ..games.forbidden_desert.components import ADVENTURERS
@@ -28,6 +34,12 @@ from .base import Observation, Slot
 #: events that may take a rider along (``carry``), and the parameter naming the pawn that moves
 CARRIERS = {"move": None, "navigate": "target", "play_equipment": None}
 COLOUR = {a.id: a.colour for a in ADVENTURERS.values()}
+#: a pawn seen standing in one still picture with at least this probability (the blob
+#: classifier's, :func:`~..vision.detectors.desert_pieces.pawns_seen`) is taken to be there.
+#: Chosen on the second renderer's development stills (5100-5115, 6100-6115, 7100-7107; cells
+#: read two at a time, as the live loop reads them): at 0.8 a colour was seen on 2 of 1,000
+#: cells that did not hold it and 22 of 137 pawns were seen; at 0.7, 5 and 28; at 0.9, 0 and 5
+SEEN_AT = 0.8
 
 
 def mover_of(event: Event) -> int:
@@ -150,3 +162,69 @@ def rider_question(model, game: Game, state: Any, options: list[tuple[Event, ...
         return (f"Did the {colour} pawn take the {name} pawn along to {to}, or did the {name} pawn stay on "
                 f"{home}?")
     return f"Which pawn went along with the {colour} pawn to {to}: {', '.join(names[:-1])} or {names[-1]}?"
+
+
+def carry_only(options: Sequence[Sequence[Event]]) -> bool:
+    """Whether ``options`` (two or more event sequences) differ only in the riders they take
+    along (the ``carry`` of their events), as :func:`rider_question`'s options do."""
+    def bare(option):
+        return tuple((ev.actor, ev.type, tuple((k, v) for k, v in ev.params if k != "carry")) for ev in option)
+
+    return len(options) >= 2 and len({bare(o) for o in options}) == 1 and len({tuple(o) for o in options}) > 1
+
+
+def disputed_pawns(tables: Sequence[Mapping[Slot, str]]) -> dict[Slot, set[str]]:
+    """The pawn slots where expected tables disagree, each with the colours in dispute there
+    (on the slot in some table and off it in another).
+
+    Parameters
+    ----------
+    tables : sequence of dict slot -> label
+        Expected tables (:meth:`~.forbidden_desert.ForbiddenDesertTable.expected`).
+
+    Returns
+    -------
+    dict slot -> set of str
+    """
+    out: dict[Slot, set[str]] = {}
+    for slot in sorted({s for t in tables for s in t if s[0] == "pawns"}, key=str):
+        held = [set(filter(None, t.get(slot, "").split("+"))) for t in tables]
+        disputed = set().union(*held) - set.intersection(*held)
+        if disputed:
+            out[slot] = disputed
+    return out
+
+
+def seen_present(tables: Sequence[Mapping[Slot, str]], standing: Mapping[Slot, Mapping[str, float]],
+                 least: float | None = None) -> int | None:
+    """The one table a still picture's pawns speak for, by pawns seen standing.
+
+    A disputed colour (:func:`disputed_pawns`) seen standing on a slot with a probability of at
+    least ``least`` rules out every table without it there; a colour not seen rules out nothing
+    (a pawn the camera misses reads as absent).
+
+    Parameters
+    ----------
+    tables : sequence of dict slot -> label
+        The options' expected tables.
+    standing : dict slot -> dict colour -> float
+        The pawns one still picture after the move shows on each pawn slot, with their
+        probabilities (:meth:`~...vision.detectors.forbidden_desert.FDDetector.pawns_standing`;
+        no comparison with the picture before).
+    least : float, optional
+        Default ``SEEN_AT``.
+
+    Returns
+    -------
+    int or None
+        The index of the only table left that agrees with at least one seen pawn; None when
+        nothing disputed was seen, or more or fewer than one table is left.
+    """
+    least = SEEN_AT if least is None else least
+    left, seen = set(range(len(tables))), False
+    for slot, colours in disputed_pawns(tables).items():
+        for colour in sorted(colours):
+            if standing.get(slot, {}).get(colour, 0.0) >= least:
+                seen = True
+                left = {i for i in left if colour in tables[i].get(slot, "").split("+")}
+    return next(iter(left)) if seen and len(left) == 1 else None

@@ -20,6 +20,7 @@ import numpy as np
 from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams, StillMean
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import Reading, Verdict
+from .desert_riders import carry_only, disputed_pawns, seen_present
 from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
 
 #: still frames before the gate compares (its default is 3): the pawns are read from their mean,
@@ -104,6 +105,8 @@ class LiveDesert:
         if slots is not None:
             readings = leaving_only(readings, pawns, cells)
         verdict = self.tracker.explain(readings, cells)
+        if verdict.kind == "ask" and carry_only(verdict.options):
+            verdict = self.look_for_riders(frame, out.track.homography, verdict, cells)
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
             self.reference = (frame.copy(), out.track.homography, self._pawns())
             self.pending = set()
@@ -112,6 +115,45 @@ class LiveDesert:
         else:
             self.pending = cells - {CARD_CELL}
         return Step(out, verdict, sorted(cells, key=str))
+
+    def look_for_riders(self, frame: np.ndarray, homography: np.ndarray, verdict: Verdict, cells: set) -> Verdict:
+        """Settle a question about a rider (options that differ only in the pawn taken along)
+        by the pawns the still picture shows standing (:func:`~.desert_riders.seen_present`).
+
+        Parameters
+        ----------
+        frame : (H, W, 3) uint8
+            The still picture after the move (BGR, undistorted).
+        homography : (3, 3)
+            Mat mm -> frame px.
+        verdict : Verdict
+            The tracker's ``ask`` whose options differ only in their riders.
+        cells : set
+            The cells of the change.
+
+        Returns
+        -------
+        Verdict
+            The option the picture decides, committed (the message says the carried pawn was
+            seen); else ``verdict`` unchanged.
+        """
+        tracker = self.tracker
+        tables = []
+        for option in verdict.options:
+            state = tracker.state
+            for ev in option:
+                state = tracker.game.apply(state, ev)
+                if not state:
+                    return verdict
+            tables.append(tracker.model.expected(state))
+        slots = sorted(disputed_pawns(tables), key=str)
+        if not slots:
+            return verdict
+        standing = self.detector.pawns_standing(frame, homography, self.camera_matrix, [s[1:] for s in slots])
+        chosen = seen_present(tables, {("pawns", *key): seen for key, seen in standing.items()})
+        if chosen is None:
+            return verdict
+        return tracker.commit(verdict.options[chosen], cells, "the pawns read standing where they are")
 
 
 def leaving_only(readings: dict, pawns: dict, cells: set) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from assistant.games.base import Event
 from assistant.games.forbidden_desert.simulate import random_game
 from assistant.tracking.base import Reading
-from assistant.tracking.desert_riders import COLOUR, rider_variants, seen_for
+from assistant.tracking.desert_riders import COLOUR, carry_only, disputed_pawns, rider_variants, seen_for, seen_present
 from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
 
 from .test_forbidden_desert_tracker import GAME, MODEL, look, play, start, summary
@@ -114,6 +114,38 @@ def test_what_counts_as_seeing_a_rider():
     assert seen_for(before, along, alone, unsure) == (False, False)
     assert seen_for(before, alone, {**along, ("sand", 0, 1): "light"}, as_was) is None
 
+
+
+def test_a_pawn_seen_standing_decides_between_riders_and_a_pawn_not_seen_decides_nothing():
+    """The still picture after the move (no comparison with the one before): a disputed pawn
+    seen standing rules out the options without it there; an unseen pawn, a faint sighting, or
+    sightings no single option agrees with decide nothing."""
+    alone = {("pawns", 1, 1): "green+yellow", ("pawns", 0, 1): "black"}
+    green = {("pawns", 1, 1): "yellow", ("pawns", 0, 1): "black+green"}
+    yellow = {("pawns", 1, 1): "green", ("pawns", 0, 1): "black+yellow"}
+    tables = [alone, green, yellow]
+    assert disputed_pawns(tables) == {("pawns", 1, 1): {"green", "yellow"}, ("pawns", 0, 1): {"green", "yellow"}}
+    both_stayed = {("pawns", 1, 1): {"green": 0.95, "yellow": 0.93}, ("pawns", 0, 1): {"black": 0.99}}
+    assert seen_present(tables, both_stayed) == 0
+    assert seen_present(tables, {("pawns", 0, 1): {"black": 0.99, "green": 0.91}}) == 1
+    one_stayed = {("pawns", 1, 1): {"green": 0.95}}           # green stayed: alone or yellow went
+    assert seen_present(tables, one_stayed) is None
+    assert seen_present(tables, {("pawns", 1, 1): {"green": 0.95, "yellow": 0.5}}) is None
+    assert seen_present(tables, {("pawns", 1, 1): {"green": 0.95, "yellow": 0.5}}, least=0.4) == 0
+    assert seen_present(tables, {("pawns", 0, 1): {"black": 0.99}}) is None    # the mover: not disputed
+    contradiction = {("pawns", 1, 1): {"green": 0.95}, ("pawns", 0, 1): {"green": 0.95}}
+    assert seen_present(tables, contradiction) is None
+    assert seen_present(tables, {}) is None
+
+
+def test_only_options_that_differ_in_their_riders_are_looked_at_again():
+    """``carry_only``: the same events but for the pawn taken along; anything else is not."""
+    walk = Event.make(0, "move", to=B1)
+    assert carry_only([[walk], [Event.make(0, "move", to=B1, carry=1)], [Event.make(0, "move", to=B1, carry=2)]])
+    assert not carry_only([[walk]])
+    assert not carry_only([[walk], [walk]])
+    assert not carry_only([[walk], [Event.make(0, "move", to=(2, 1), carry=1)]])
+    assert not carry_only([[walk], [walk, Event.make(0, "remove_sand", at=B1)]])
 
 
 def _carries(seeds):

@@ -335,3 +335,42 @@ def test_the_live_loop_reads_pawns_from_the_mean_of_the_still_window(detector):
         clean = renderer.render(clean_scene, settings=CLEAN, seed=0).image.astype(float)
         one, averaged = np.abs(single - clean).mean(), np.abs(seen - clean).mean()
         assert averaged < 0.6 * one, (averaged, one)
+
+
+def test_a_climber_leaving_its_companions_behind_is_committed_when_the_still_shows_them(detector):
+    """The Climber walks off the crash site alone; the other two pawns stay. From the change
+    alone this reads the same as a rider the camera missed, so the tracker asks; the live loop
+    then reads the still picture's standing pawns, sees the companions still on the crash site
+    (a pawn seen standing is there) and commits the walk alone (issue 15)."""
+    from assistant.games import get_game
+    from assistant.games.base import Event
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.render.desert_script import scene_of
+    from assistant.vision.render.renderer import CameraSettings, Renderer
+
+    game = get_game("forbidden-desert")
+    layout, cam, _cell = _cell_geometry()
+    played = random_game(3, n_players=3, max_events=1)
+    drawn = played.states[0]                                       # tiles known: what the table shows
+    _setup, start, _truth, _physical = table_game(played)          # what the table's engine knows
+    here = start.cell_of_seat(0)
+    legal = game.legal_events(start)
+    alone = next(ev for ev in legal if ev.type == "move" and ev.actor == 0 and ev.get("carry") is None)
+    assert start.cfg.players[0] == "climber" and Event.make(0, "move", to=alone["to"], carry=1) in legal
+    after = game.apply(start, alone)
+    renderer = Renderer(cam)
+    noisy = CameraSettings(noise_sigma=2.0, jpeg_quality=None)
+    frames = [renderer.render(scene_of(drawn, layout=layout), settings=noisy, seed=i + 1).image for i in range(14)]
+    hand = frames[-1].copy()
+    hand[100:440, 200:760] = (60, 90, 140)                        # an arm over the board
+    frames += [hand] * 3 + [renderer.render(scene_of(game.apply(drawn, alone), layout=layout), settings=noisy, seed=50 + i).image
+                            for i in range(16)]
+    tracker = ForbiddenDesertTracker(game, start)
+    live = LiveDesert(detector, tracker, 30.0, cam.K)
+    verdicts = [v for i, f in enumerate(frames) if (v := live.process(f, i, i / 30.0).verdict) is not None]
+    assert verdicts, "the move was not seen"
+    assert [v.kind for v in verdicts] == ["commit"], [(v.kind, v.message) for v in verdicts]
+    assert verdicts[0].events == [alone] and "standing" in verdicts[0].message
+    assert game.summary(tracker.state) == game.summary(after) and tracker.state.cell_of_seat(1) == here

@@ -340,6 +340,27 @@ def _sure(p: float) -> tuple[float, float]:
     return p, float(np.log(p / (1 - p)))
 
 
+def pawns_seen(probs: np.ndarray) -> dict[str, float]:
+    """The pawn colours blobs are likeliest to be, each with the highest such probability.
+
+    Parameters
+    ----------
+    probs : (n, len(CLASSES)) float
+        The blobs' class probabilities (:meth:`PieceBlobs.predict`).
+
+    Returns
+    -------
+    dict colour -> float
+        Only colours some blob's likeliest class is (a pawn the camera misses is not in it).
+    """
+    out: dict[str, float] = {}
+    for row in np.asarray(probs).reshape(-1, len(CLASSES)):
+        name = CLASSES[int(np.argmax(row))]
+        if name.startswith("pawn_"):
+            out[name[5:]] = max(out.get(name[5:], 0.0), float(row.max()))
+    return out
+
+
 def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
                   sand: np.ndarray | None = None) -> dict[str, tuple]:
     """The sand, pawn and part readings of one cell from its blobs, their class probabilities

@@ -188,10 +188,60 @@ class FDDetector:
         sand network was taught on such fits; the table's light needs ``LIGHT_CELLS`` tiles, so a
         read of a few cells, as the live loop makes, never uses it). A cell read as the storm
         (or unknown) holds nothing; its readings say so with the face reading's confidence."""
-        from . import desert_fit
         from . import desert_pieces as dp
 
         out: dict[Slot, Reading] = {}
+        for key, got in self._covering(frame, homography, camera_matrix, scores, faces):
+            if isinstance(got, Reading):
+                for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
+                    out[(kind, *key)] = Reading(label, got.confidence, got.margin)
+                continue
+            found, probs, res, m = got
+            sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
+            for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
+                out[(kind, *key)] = Reading(label, conf, margin, alts)
+        return out
+
+    def pawns_standing(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
+                       cells: Iterable) -> dict[tuple, dict[str, float]]:
+        """The pawns one still picture shows standing on ``cells``, colour by colour.
+
+        Parameters
+        ----------
+        frame : (H, W, 3) uint8
+            BGR, undistorted.
+        homography : (3, 3)
+            Mat mm -> frame px.
+        camera_matrix : (3, 3)
+            Intrinsics.
+        cells : iterable of (row, col)
+
+        Returns
+        -------
+        dict (row, col) -> dict colour -> float
+            For each colour some blob of the cell is likeliest to be
+            (:func:`~.desert_pieces.pawns_seen`), the highest such probability; empty for a
+            cell with none, or read as the storm or unknown.
+        """
+        from . import desert_pieces as dp
+
+        cells = sorted(cells)
+        faces, scores = self.read_flat(frame, homography, cells, False)
+        out = {key: {} for key in cells}
+        for key, got in self._covering(frame, homography, camera_matrix, scores, faces):
+            if not isinstance(got, Reading):
+                out[key] = dp.pawns_seen(got[1])
+        return out
+
+    def _covering(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
+                  faces: Mapping[Slot, Reading]):
+        """What lies on each cell of ``scores``: yields ``(key, Reading)`` for a cell that holds
+        nothing (no picture fits, or read as the storm or unknown: the face reading's
+        confidence), else ``(key, (blobs, probabilities (n, len(CLASSES)), residual, match))``
+        (see :meth:`read_pieces`)."""
+        from . import desert_fit
+        from . import desert_pieces as dp
+
         foot, height = dp.foot_point(homography, camera_matrix)
         laid = {}
         for key, cs in scores.items():
@@ -200,9 +250,7 @@ class FDDetector:
             # cell a label it had no match for (desert_flat.table_readings' unlisted labels)
             m = (cs.match(face.label) or cs.match()) if face is not None else None
             if m is None or face.label in ("storm", "unknown"):
-                conf = face.confidence if face is not None else 0.0
-                for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
-                    out[(kind, *key)] = Reading(label, conf, face.margin if face is not None else 0.0)
+                yield key, (Reading("", face.confidence, face.margin) if face is not None else Reading("", 0.0, 0.0))
                 continue
             laid[key] = (m, *self._fit(frame, homography, key, cs, m))
         lights = desert_fit.table_light({key: fit for key, (_m, _crop, _origin, fit) in laid.items()})
@@ -216,10 +264,7 @@ class FDDetector:
                 found_lit, probs_lit = self._blobs(desert_fit.residual_of_fit(crop, origin, lit), foot, height, m)
                 if dp.unexplained_share(found_lit, probs_lit) <= dp.LIT_UNEXPLAINED:
                     found, probs = found_lit, probs_lit
-            sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
-            for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
-                out[(kind, *key)] = Reading(label, conf, margin, alts)
-        return out
+            yield key, (found, probs, res, m)
 
     def _blobs(self, res, foot, height: float, m) -> tuple[list, np.ndarray]:
         """The blobs of a residual ``res`` (:class:`~.desert_fit.Residual`;
