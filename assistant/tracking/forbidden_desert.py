@@ -154,7 +154,8 @@ class ForbiddenDesertTable(TableModel):
         return out
 
 
-def corrections(model: ForbiddenDesertTable, before: State, state: State, observed: Observation) -> list[str]:
+def corrections(model: ForbiddenDesertTable, before: State, state: State, observed: Observation,
+                settled: State | None = None) -> list[str]:
     """What to change on the table so that it matches the engine's state (after a storm card).
 
     Parameters
@@ -166,6 +167,12 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
         The committed state (the engine has resolved the card).
     observed : dict slot -> Reading
         Readings of the cells in question (or of the whole table).
+    settled : State, optional
+        The state the table last matched (before the storm's first card). A tile that lies
+        where it lay then, with the same face, was not touched by the storm: nobody can fix
+        its face, so reading it as another tile is a misreading, not a correction (a later
+        check of the whole table, :mod:`.desert_check`, still sees it). An empty cell where a
+        tile should lie, or a tile on the storm's cell, is still told.
 
     Returns
     -------
@@ -190,10 +197,18 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
         for came_from, cell in moves:                # the tiles still lie where they were
             out.append(f"slide the tile at {cell_name(came_from)} to {cell_name(cell)}")
         slid = chain
+    untouched = set()
+    if settled is not None:
+        was = model.expected(settled)
+        untouched = {cell for cell in ALL_CELLS if cell not in chain and state.slot_at(cell) is not None
+                     and state.slot_at(cell) == settled.slot_at(cell)
+                     and was.get(("face", *cell)) == want.get(("face", *cell))}
     for slot_key, reading in sorted(observed.items(), key=lambda kv: str(kv[0])):
         cell = model.cell_of(slot_key)
         if not reading.sure or cell in slid or reading.label == want.get(slot_key):
             continue
+        if slot_key[0] == "face" and cell in untouched and "storm" not in (reading.label, want.get(slot_key)):
+            continue                             # a tile read as another tile, where nothing moved
         kind, name, need, have = slot_key[0], cell_name(cell), want.get(slot_key, ""), reading.label
         if kind == "sand":
             if have == "none":
@@ -279,7 +294,7 @@ class ForbiddenDesertTracker(Tracker):
             return Verdict("ask", [], sorted(changed, key=str), f"Is the storm card {names}?",
                            options=[[Event.make("storm", "storm_card", card=c)] for c in self.pending_cards])
         if self.awaiting is not None:
-            fixes = corrections(self.model, self.awaiting, self.state, observed)
+            fixes = corrections(self.model, self.awaiting, self.state, observed, self.storm_start or self.awaiting)
             if not fixes:
                 self.awaiting = None
                 if self._pawn_walked(observed, changed):
@@ -409,7 +424,7 @@ class ForbiddenDesertTracker(Tracker):
         self.state = state
         self.log.extend(events)
         self.awaiting = before
-        fixes = corrections(self.model, before, state, observed)
+        fixes = corrections(self.model, before, state, observed, self.storm_start)
         want, had = self.model.expected(state), self.model.expected(before)
         if all(want[s] == had.get(s) for s in want if s != CARD):
             self.awaiting = None                 # the card changes nothing on the table (sun, meter)

@@ -411,3 +411,27 @@ def test_no_pawn_walks_during_the_storm():
     seen[("pawns", 0, 0)] = Reading("red")
     verdict = tracker.explain(seen, [(0, 0)])
     assert verdict.kind == "nothing" and tracker.state.phase == "storm"
+
+
+def test_a_tile_the_storm_did_not_touch_read_as_another_tile_does_not_hold_up_the_storm():
+    """After wind n 2 the whole table is read: the slid tiles and their sand are right, but a
+    dune back far from the wind (A1) reads surely as a tunnel. Nobody can turn a tile into
+    another one, and the storm did not touch it: a misreading, not a correction; the storm is
+    done. An empty cell where an untouched tile should lie is still told."""
+    s0 = start()
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("wind_n_2")
+    tracker.explain(observed, [CARD_CELL])
+    after = tracker.state
+    misread = table(after)
+    misread[("face", 0, 0)] = Reading("tunnel")
+    verdict = tracker.explain(misread, [(2, 2), (2, 3), (2, 4)])
+    assert verdict.kind == "nothing" and tracker.awaiting is None, (verdict.message, verdict.corrections)
+    # the same, but the tile is missing from A1: that is told
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    tracker.explain(observed, [CARD_CELL])
+    gone = table(tracker.state)
+    gone[("face", 0, 0)] = Reading("storm")
+    verdict = tracker.explain(gone, [(2, 2), (2, 3), (2, 4), (0, 0)])
+    assert verdict.kind == "ask" and verdict.corrections == ["A1 should show dune back"]
