@@ -76,10 +76,11 @@ def window_nccs(planes: Sequence[np.ndarray], units: np.ndarray, shape: tuple[in
 
 
 #: :func:`batched` gathers jobs of one template shape, at least ``BATCH_MIN`` of them, whose
-#: windows' union holds at most ``UNION_PLACES`` times the places of the largest window (on this
-#: machine eight labels in one 5 x 5 window took 0.7 ms here and 2.2 ms by cv2.matchTemplate;
-#: the product's cost grows with the places, OpenCV's hardly)
-BATCH_MIN, UNION_PLACES = 2, 2.0
+#: windows' union holds at most ``UNION_PLACES`` times the places of the largest window. On this
+#: machine eight labels in one 5 x 5 window took 0.7 ms here and 2.2 ms by cv2.matchTemplate,
+#: one or two labels longer here than there; the product's cost grows with the places, OpenCV's
+#: hardly (a cell's labels at their own coarse places span 25-50 px each way: left to OpenCV)
+BATCH_MIN, UNION_PLACES = 4, 2.0
 
 
 def batched(jobs: Sequence[tuple], shapes: Sequence[tuple[int, int]]) -> list[tuple[list[int], tuple]]:
