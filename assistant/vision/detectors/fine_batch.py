@@ -75,6 +75,22 @@ def window_nccs(planes: Sequence[np.ndarray], units: np.ndarray, shape: tuple[in
     return (num * inverse[:, None, :]).reshape(n_ch, len(units), rows, cols)
 
 
+def search_box(centre_mm, shape, origin_mm, search_mm: float, ppm: float,
+               board_shape) -> tuple[int, int, int, int] | None:
+    """The top-left places ``(u0, v0, u1, v1)`` (px, inclusive) of a template of ``shape``
+    ``(h, w, ...)`` whose centre lies within ``search_mm`` (a square) of ``centre_mm`` on a
+    board of ``board_shape`` ``(H, W, ...)`` at ``ppm`` px per mm, pixel (0, 0) at mat point
+    ``origin_mm``, clipped to the board; None when none fits."""
+    th, tw = shape[:2]
+    cx, cy = centre_mm
+    u0 = int(np.floor((cx - search_mm - origin_mm[0]) * ppm - tw / 2))
+    v0 = int(np.floor((cy - search_mm - origin_mm[1]) * ppm - th / 2))
+    u1 = int(np.ceil((cx + search_mm - origin_mm[0]) * ppm - tw / 2))
+    v1 = int(np.ceil((cy + search_mm - origin_mm[1]) * ppm - th / 2))
+    u0, v0, u1, v1 = max(u0, 0), max(v0, 0), min(u1, board_shape[1] - tw), min(v1, board_shape[0] - th)
+    return (u0, v0, u1, v1) if u1 >= u0 and v1 >= v0 else None
+
+
 #: :func:`batched` gathers jobs of one template shape, at least ``BATCH_MIN`` of them, whose
 #: windows' union holds at most ``UNION_PLACES`` times the places of the largest window. On this
 #: machine eight labels in one 5 x 5 window took 0.7 ms here and 2.2 ms by cv2.matchTemplate,

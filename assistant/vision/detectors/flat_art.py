@@ -318,15 +318,10 @@ class ArtBank:
         bh, bw = board.shape[:2]
         jobs = []                                        # (template index, u0, v0, u1, v1)
         for cand in candidates:
-            cx, cy = cand.centre_mm
-            th, tw = self.templates[cand.template].fine.shape[:2]
-            u0 = int(np.floor((cx - search_mm - origin_mm[0]) * FINE_PPM - tw / 2))
-            v0 = int(np.floor((cy - search_mm - origin_mm[1]) * FINE_PPM - th / 2))
-            u1 = int(np.ceil((cx + search_mm - origin_mm[0]) * FINE_PPM - tw / 2))
-            v1 = int(np.ceil((cy + search_mm - origin_mm[1]) * FINE_PPM - th / 2))
-            u0, v0, u1, v1 = max(u0, 0), max(v0, 0), min(u1, bw - tw), min(v1, bh - th)
-            if u1 >= u0 and v1 >= v0:
-                jobs.append((cand.template, u0, v0, u1, v1))
+            box = fine_batch.search_box(cand.centre_mm, self.templates[cand.template].fine.shape, origin_mm,
+                                        search_mm, FINE_PPM, (bh, bw))
+            if box is not None:
+                jobs.append((cand.template, *box))
         for (i, u0, v0, _u1, _v1), both in zip(jobs, self._fine_responses(board, colour, jobs)):
             t = self.templates[i]
             th, tw = t.fine.shape[:2]
@@ -369,8 +364,7 @@ class ArtBank:
         return out
 
     def unit_template(self, index: int) -> np.ndarray | None:
-        """Template ``index``'s fine gradient and colour planes as :func:`.fine_batch.unit_template`
-        gives them, ``(4, h * w) float32``, made once; None when a plane is flat."""
+        """Template ``index``'s :func:`.fine_batch.unit_template`, made once (None: a flat plane)."""
         if (index, "unit") not in self._planes:
             try:
                 got = fine_batch.unit_template(self.template_planes(index, "fine") + self.template_planes(index, "colour"))
