@@ -296,7 +296,8 @@ class ArtBank:
         """Each candidate's label scored again at ``FINE_PPM``: its template (the picture and
         turn that matched best coarsely) within ``search_mm`` of the candidate's centre, the
         best of the gradient correlation plus ``COLOUR_WEIGHT`` times the colour correlation at
-        the same place (:func:`~.correlation.correlate_planes`).
+        the same place (:func:`~.correlation.correlate_planes`; several labels in one window at
+        once by :mod:`.fine_batch`, the same to float32 rounding).
 
         Parameters
         ----------
@@ -367,7 +368,8 @@ class ArtBank:
         """Template ``index``'s :func:`.fine_batch.unit_template`, made once (None: a flat plane)."""
         if (index, "unit") not in self._planes:
             try:
-                got = fine_batch.unit_template(self.template_planes(index, "fine") + self.template_planes(index, "colour"))
+                got = fine_batch.unit_template(self.template_planes(index, "fine")
+                                               + self.template_planes(index, "colour"))
             except ValueError:
                 got = None
             self._planes[(index, "unit")] = got
