@@ -102,11 +102,12 @@ BATCH_MIN, UNION_PLACES = 4, 2.0
 def batched(jobs: Sequence[tuple], shapes: Sequence[tuple[int, int]]) -> list[tuple[list[int], tuple]]:
     """Which of :meth:`~.flat_art.ArtBank.fine`'s jobs ``(template index, u0, v0, u1, v1)``
     (top-left places searched, inclusive) to correlate together, job ``k``'s template of
-    shape ``shapes[k]`` ``(h, w)``: ``[(job indices, union box (u0, v0, u1, v1))]`` (see
-    ``BATCH_MIN``, ``UNION_PLACES``); jobs in no group are left out."""
+    shape ``shapes[k]`` ``(h, w)`` (None: never batched): ``[(job indices, union box (u0, v0,
+    u1, v1))]`` (see ``BATCH_MIN``, ``UNION_PLACES``); jobs in no group are left out."""
     by_shape: dict = {}
     for k, shape in enumerate(shapes):
-        by_shape.setdefault(tuple(shape), []).append(k)
+        if shape is not None:
+            by_shape.setdefault(tuple(shape), []).append(k)
     out = []
     for group in by_shape.values():
         if len(group) < BATCH_MIN:

@@ -338,14 +338,12 @@ class ArtBank:
     def _fine_responses(self, board: np.ndarray, colour: np.ndarray, jobs: list[tuple]) -> list[np.ndarray]:
         """:meth:`fine`'s responses ``(gradient + COLOUR_WEIGHT * colour) / (1 + COLOUR_WEIGHT)``
         per job ``(template index, u0, v0, u1, v1)`` (top-left places searched, inclusive),
-        ``(v1 - v0 + 1, u1 - u0 + 1) float32`` each: jobs :func:`.fine_batch.batched` gathers
-        share one :func:`.fine_batch.window_nccs`, the rest get ``cv2.matchTemplate``."""
+        ``(v1 - v0 + 1, u1 - u0 + 1) float32`` each: jobs :func:`.fine_batch.batched` gathers share
+        one :func:`.fine_batch.window_nccs`, the rest (and a flat template's) ``cv2.matchTemplate``."""
         out: list = [None] * len(jobs)
         n_grad = board.shape[2]
-        for group, (u0, v0, u1, v1) in fine_batch.batched(jobs, [self.templates[j[0]].fine.shape[:2] for j in jobs]):
-            group = [k for k in group if self.unit_template(jobs[k][0]) is not None]
-            if len(group) < fine_batch.BATCH_MIN:
-                continue
+        shapes = [self.templates[i].fine.shape[:2] if self.unit_template(i) is not None else None for i, *_ in jobs]
+        for group, (u0, v0, u1, v1) in fine_batch.batched(jobs, shapes):
             th, tw = self.templates[jobs[group[0]][0]].fine.shape[:2]
             planes = [p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board) + self.board_planes(colour)]
             ncc = fine_batch.window_nccs(planes, np.stack([self.unit_template(jobs[k][0]) for k in group]), (th, tw))
