@@ -100,3 +100,66 @@ def test_each_window_s_top_is_its_best_place_s_score():
     for cells in (centres, {k: centres[k] for k in ("a", "b")}):
         tops = T.window_tops(scores, (0.0, 0.0), 1.0, cells, 6.0, 20)
         assert tops == [T._window_best(scores, (0.0, 0.0), 1.0, c, 6.0, 20)[1] for c in cells.values()]
+
+
+def _smooth(rng, shape, sigma=2.0) -> np.ndarray:
+    import cv2
+
+    return cv2.GaussianBlur(rng.normal(0, 1, shape).astype(np.float32), (0, 0), sigma)
+
+
+@pytest.mark.parametrize("search", [5, 7, 9])
+def test_labels_correlated_together_are_each_label_s_own_correlation(search):
+    """fine_batch.window_nccs against cv2.matchTemplate (TM_CCOEFF_NORMED) channel by channel:
+    the values to float32 rounding and the best place the same, templates cut from the image
+    (a clear peak) and unrelated ones (a flat response)."""
+    import cv2
+
+    from assistant.vision.detectors import fine_batch as B
+
+    rng = np.random.default_rng(search)
+    h, w = 54, 50
+    image = [_smooth(rng, (h + search - 1, w + search - 1)) * (c + 1) + 3 * c for c in range(4)]
+    templates = [[p[k % search:k % search + h, 2:2 + w] + 0.2 * _smooth(rng, (h, w)) for p in image] for k in range(4)]
+    templates += [[_smooth(rng, (h, w)) for _ in image] for _ in range(3)]
+    got = B.window_nccs(image, np.stack([B.unit_template(t) for t in templates]), (h, w))
+    assert got.shape == (4, len(templates), search, search)
+    for k, tpl in enumerate(templates):
+        want = [cv2.matchTemplate(p, t, cv2.TM_CCOEFF_NORMED) for p, t in zip(image, tpl)]
+        assert np.allclose(got[:, k], want, atol=5e-5)
+        if k < 4:
+            assert np.unravel_index(got[:, k].mean(axis=0).argmax(), (search, search)) == \
+                np.unravel_index(np.mean(want, axis=0).argmax(), (search, search))
+    with pytest.raises(ValueError):
+        B.unit_template([np.ones((h, w), np.float32)])
+
+
+def test_a_cell_s_labels_batched_match_as_one_by_one():
+    """ArtBank.fine with its labels correlated together (fine_batch) finds every label's place
+    and score as with one cv2.matchTemplate per label and channel (batching off)."""
+    from assistant.vision.detectors import fine_batch as B
+    from assistant.vision.detectors.flat_art import FINE_PPM, ArtBank, Match, Picture, chroma_image, gradient_image
+
+    rng = np.random.default_rng(4)
+    pics = []
+    for i in range(5):
+        img = np.clip(128 + 40 * np.stack([_smooth(rng, (160, 160), s) for s in (2.0, 5.0, 9.0)], axis=2), 0, 255)
+        pics.append(Picture(f"p{i}", f"p{i}", img.astype(np.uint8), 4.0))
+    bank = ArtBank(pics, (40.0, 40.0))
+    board = np.full((120, 120, 3), 200, np.uint8)
+    import cv2
+
+    board[38:78, 41:81] = cv2.resize(pics[2].image, (40, 40), interpolation=cv2.INTER_AREA)
+    grad, colour = gradient_image(board, FINE_PPM), chroma_image(board, FINE_PPM)
+    cands = [Match(t.label, 0.0, i, (61.0, 58.0)) for i, t in enumerate(bank.templates)]
+    batched = bank.fine(grad, colour, (0.0, 0.0), cands, search_mm=3.0)
+    old = B.BATCH_MIN
+    try:
+        B.BATCH_MIN = 10 ** 6
+        single = bank.fine(grad, colour, (0.0, 0.0), cands, search_mm=3.0)
+    finally:
+        B.BATCH_MIN = old
+    assert batched.keys() == single.keys() and len(batched) == 5
+    for label in single:
+        assert batched[label].centre_mm == single[label].centre_mm and batched[label].score == single[label].score
+    assert max(batched.values(), key=lambda m: m.score).label == "p2"

@@ -335,7 +335,8 @@ class DesertFlat:
     def prepare(self) -> "DesertFlat":
         """Build now what the first whole-table read would otherwise build: the tile pictures at
         every size of ``TILE_SIZES_MM`` (:meth:`bank`), their channel planes and block sums
-        (:meth:`~.flat_art.ArtBank.template_planes`, :meth:`~.flat_art.ArtBank.block_templates`),
+        (:meth:`~.flat_art.ArtBank.template_planes`, :meth:`~.flat_art.ArtBank.block_templates`,
+        :meth:`~.flat_art.ArtBank.unit_template`),
         and the card pictures'; and imports what :func:`table_readings` solves with (SciPy's
         optimiser: about a second, once); returns self."""
         importlib.import_module("scipy.optimize")
@@ -343,7 +344,7 @@ class DesertFlat:
             for i in range(len(bank.templates)):
                 for which in ("coarse", "fine", "colour"):
                     bank.template_planes(i, which)
-                bank.block_templates(i)
+                bank.block_templates(i), bank.unit_template(i)
         return self
 
     def bank(self, tile_mm: float | None = None) -> ArtBank:

@@ -32,6 +32,7 @@ from typing import ClassVar, Iterable, Mapping, NamedTuple, Sequence
 import cv2
 import numpy as np
 
+from . import fine_batch
 from .correlation import Spectra, block_cut, block_template, correlate_planes, prepared_block_nccs, template_spectrum
 
 #: resolutions of the two passes, px per mm of the mat
@@ -295,7 +296,8 @@ class ArtBank:
         """Each candidate's label scored again at ``FINE_PPM``: its template (the picture and
         turn that matched best coarsely) within ``search_mm`` of the candidate's centre, the
         best of the gradient correlation plus ``COLOUR_WEIGHT`` times the colour correlation at
-        the same place (:func:`~.correlation.correlate_planes`).
+        the same place (:func:`~.correlation.correlate_planes`; several labels in one window at
+        once by :mod:`.fine_batch`, the same to float32 rounding).
 
         Parameters
         ----------
@@ -315,31 +317,61 @@ class ArtBank:
         """
         out: dict[str, Match] = {}
         bh, bw = board.shape[:2]
+        jobs = []                                        # (template index, u0, v0, u1, v1)
         for cand in candidates:
-            cx, cy = cand.centre_mm
-            for i in (cand.template,):
-                t = self.templates[i]
-                th, tw = t.fine.shape[:2]
-                u0 = int(np.floor((cx - search_mm - origin_mm[0]) * FINE_PPM - tw / 2))
-                v0 = int(np.floor((cy - search_mm - origin_mm[1]) * FINE_PPM - th / 2))
-                u1 = int(np.ceil((cx + search_mm - origin_mm[0]) * FINE_PPM - tw / 2))
-                v1 = int(np.ceil((cy + search_mm - origin_mm[1]) * FINE_PPM - th / 2))
-                u0, v0, u1, v1 = max(u0, 0), max(v0, 0), min(u1, bw - tw), min(v1, bh - th)
-                if u1 < u0 or v1 < v0:
-                    continue
+            box = fine_batch.search_box(cand.centre_mm, self.templates[cand.template].fine.shape, origin_mm,
+                                        search_mm, FINE_PPM, (bh, bw))
+            if box is not None:
+                jobs.append((cand.template, *box))
+        for (i, u0, v0, _u1, _v1), both in zip(jobs, self._fine_responses(board, colour, jobs)):
+            t = self.templates[i]
+            th, tw = t.fine.shape[:2]
+            _, _, _, (du, dv) = cv2.minMaxLoc(both)
+            u, v = u0 + du, v0 + dv
+            score = block_score(board[v:v + th, u:u + tw], t.fine, colour[v:v + th, u:u + tw], t.colour,
+                                self.blocks_kept, self.blocks, self.block_templates(i))
+            if t.label not in out or score > out[t.label].score:
+                centre = (origin_mm[0] + (u + tw / 2) / FINE_PPM, origin_mm[1] + (v + th / 2) / FINE_PPM)
+                out[t.label] = Match(t.label, float(score), i, centre)
+        return out
+
+    def _fine_responses(self, board: np.ndarray, colour: np.ndarray, jobs: list[tuple]) -> list[np.ndarray]:
+        """:meth:`fine`'s responses ``(gradient + COLOUR_WEIGHT * colour) / (1 + COLOUR_WEIGHT)``
+        per job ``(template index, u0, v0, u1, v1)`` (top-left places searched, inclusive),
+        ``(v1 - v0 + 1, u1 - u0 + 1) float32`` each: jobs :func:`.fine_batch.batched` gathers share
+        one :func:`.fine_batch.window_nccs`, the rest (and a flat template's) ``cv2.matchTemplate``."""
+        out: list = [None] * len(jobs)
+        n_grad = board.shape[2]
+        shapes = [self.templates[i].fine.shape[:2] if self.unit_template(i) is not None else None for i, *_ in jobs]
+        for group, (u0, v0, u1, v1) in fine_batch.batched(jobs, shapes):
+            th, tw = self.templates[jobs[group[0]][0]].fine.shape[:2]
+            planes = [p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board) + self.board_planes(colour)]
+            ncc = fine_batch.window_nccs(planes, np.stack([self.unit_template(jobs[k][0]) for k in group]), (th, tw))
+            grad, col = ncc[:n_grad].sum(axis=0) / n_grad, ncc[n_grad:].sum(axis=0) / (len(planes) - n_grad)
+            both = (grad + COLOUR_WEIGHT * col) / (1.0 + COLOUR_WEIGHT)
+            for k, resp in zip(group, both):
+                _i, a0, b0, a1, b1 = jobs[k]
+                out[k] = resp[b0 - v0:b1 - v0 + 1, a0 - u0:a1 - u0 + 1]
+        for k, (i, u0, v0, u1, v1) in enumerate(jobs):
+            if out[k] is None:
+                th, tw = self.templates[i].fine.shape[:2]
                 grad = correlate_planes([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(board)],
                                         self.template_planes(i, "fine"))
                 col = correlate_planes([p[v0:v1 + th, u0:u1 + tw] for p in self.board_planes(colour)],
                                        self.template_planes(i, "colour"))
-                both = (grad + COLOUR_WEIGHT * col) / (1.0 + COLOUR_WEIGHT)
-                _, _, _, (du, dv) = cv2.minMaxLoc(both)
-                u, v = u0 + du, v0 + dv
-                score = block_score(board[v:v + th, u:u + tw], t.fine, colour[v:v + th, u:u + tw], t.colour,
-                                    self.blocks_kept, self.blocks, self.block_templates(i))
-                if t.label not in out or score > out[t.label].score:
-                    centre = (origin_mm[0] + (u + tw / 2) / FINE_PPM, origin_mm[1] + (v + th / 2) / FINE_PPM)
-                    out[t.label] = Match(t.label, float(score), i, centre)
+                out[k] = (grad + COLOUR_WEIGHT * col) / (1.0 + COLOUR_WEIGHT)
         return out
+
+    def unit_template(self, index: int) -> np.ndarray | None:
+        """Template ``index``'s :func:`.fine_batch.unit_template`, made once (None: a flat plane)."""
+        if (index, "unit") not in self._planes:
+            try:
+                got = fine_batch.unit_template(self.template_planes(index, "fine")
+                                               + self.template_planes(index, "colour"))
+            except ValueError:
+                got = None
+            self._planes[(index, "unit")] = got
+        return self._planes[(index, "unit")]
 
     def template_planes(self, index: int, which: str) -> list[np.ndarray]:
         """Template ``index``'s ``which`` image (``"coarse"``, ``"fine"`` or ``"colour"``) as a

@@ -256,14 +256,14 @@ class FDDetector:
         lights = desert_fit.table_light({key: fit for key, (_m, _crop, _origin, fit) in laid.items()})
         for key, (m, crop, origin, fit) in laid.items():
             res = desert_fit.residual_of_fit(crop, origin, fit)
-            found, probs = self._blobs(res, foot, height, m)
             lit = desert_fit.in_table_light(fit, lights.get(key))
+            got = None
             if lit is not fit:
                 # a broken fit: what lies on the tile in the table's light, unless most of it is
                 # none of the pieces (then the picture itself is more likely wrong)
-                found_lit, probs_lit = self._blobs(desert_fit.residual_of_fit(crop, origin, lit), foot, height, m)
-                if dp.unexplained_share(found_lit, probs_lit) <= dp.LIT_UNEXPLAINED:
-                    found, probs = found_lit, probs_lit
+                got = self._blobs(desert_fit.residual_of_fit(crop, origin, lit), foot, height, m)
+                got = got if dp.unexplained_share(*got) <= dp.LIT_UNEXPLAINED else None
+            found, probs = got or self._blobs(res, foot, height, m)      # the own fit's blobs only when used
             yield key, (found, probs, res, m)
 
     def _blobs(self, res, foot, height: float, m) -> tuple[list, np.ndarray]:
