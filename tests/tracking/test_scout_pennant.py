@@ -22,7 +22,7 @@ from assistant.tracking.base import Reading
 from assistant.tracking.scout_pennant import (TWIN_FORESTS, ScoutPennantTable, ScoutPennantTracker, arrow_slot,
                                               kit_colours, position_key)
 from assistant.vision.kits import scout_pennant as kit
-from assistant.vision.kits.scout_pennant_detect import detect_image, read_slots
+from assistant.vision.kits.scout_pennant_board import detect_image, read_slots
 from assistant.vision.kits.scout_pennant_scene import KitArt, move_actions, slot_pieces, table_scene
 from assistant.vision.mats import mat_layout
 from assistant.vision.printing import draw_mat, tile_pages

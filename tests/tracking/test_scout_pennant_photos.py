@@ -16,7 +16,8 @@ import math
 import numpy as np
 import pytest
 
-from assistant.vision.kits.scout_pennant_detect import SHIFT_MM, HexLook, all_slots, read_slots, registration_suspect
+from assistant.vision.kits.scout_pennant_board import all_slots, read_slots, registration_suspect
+from assistant.vision.kits.scout_pennant_detect import SHIFT_MM, HexLook
 from assistant.vision.mats import mat_layout
 
 WHITE = np.array([230.0, 230.0, 230.0])
@@ -108,7 +109,7 @@ def test_a_green_table_whose_white_balance_clips_red_keeps_the_mats_colour_refer
     from assistant.bench.kit_photos import pennant_still
     from assistant.vision.colour_refs import read_strips
     from assistant.vision.kits.scout_pennant_colour import SATURATED, pennant_refs
-    from assistant.vision.kits.scout_pennant_detect import board_homography
+    from assistant.vision.kits.scout_pennant_board import board_homography
 
     cv2.setNumThreads(1)
     layout = mat_layout("scout-pennant")

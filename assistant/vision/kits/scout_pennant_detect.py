@@ -53,8 +53,7 @@ Crops are warped straight from the frame with the homography composed with the c
 placement (one interpolation), at :data:`PPM` px per mm.
 
 This module measures and reads one hex; the arrows, the whole board (``read_slots``, the rules
-as priors, the registration check) are in :mod:`.scout_pennant_board`, whose public names stay
-importable from here.
+as priors, the registration check) are in :mod:`.scout_pennant_board`.
 """
 
 from __future__ import annotations
@@ -662,24 +661,3 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         margin = min(margin, CAPPED)
     return _reading(order[0], margin, look)
 
-
-#: what reads a whole board (the board-level judgements) lives in :mod:`.scout_pennant_board`;
-#: these names stay importable from here
-_BOARD_NAMES = frozenset({"arrow_reading", "ARROW_ZONE_MM", "ARROW_NONE_BELOW", "ARROW_ABOVE",
-                          "ARROW_SCALE", "ARROW_SIDE_SCALE", "read_slots", "board_green", "patrol_prior", "arrow_prior", "registration_suspect", "all_slots", "detect_image", "board_homography", "SHIFT_SUSPECT_MM", "PLACE_MM", "SUSPECT_Z"})
-
-
-def __getattr__(name: str):
-    """The board-level names of :mod:`.scout_pennant_board`, imported from there on first use
-    (PEP 562; that module builds on this one, so it is not imported at the top).
-
-    Raises
-    ------
-    AttributeError
-        For any other name this module does not have.
-    """
-    if name in _BOARD_NAMES:
-        from . import scout_pennant_board
-
-        return getattr(scout_pennant_board, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
