@@ -181,7 +181,8 @@ def test_a_blurred_white_letter_tells_red_from_orange():
     over the middle (the median of red pawns on the development stress stills, seeds
     3000-3119): red. With the letter boundary at 0.30 (before issue 18) that gave no evidence
     and the pawn read orange."""
-    from assistant.vision.kits.scout_pennant_detect import patrol_reading, piece_reading
+    from assistant.vision.kits.scout_pennant_detect import piece_reading
+    from assistant.vision.kits.scout_pennant_patrol import patrol_reading
 
     white = np.array([255.0, 255.0, 255.0])
     look = HexLook(True, white, 0.0, 0.75, (0.2, 0.1), np.array([74.0, 84.0, 94.0]), np.array([4.0, 228.0, 255.0]),

@@ -25,7 +25,8 @@ from .scout_pennant import GAME
 from .scout_pennant_colour import green_boundary, pennant_refs
 from .scout_pennant_detect import (CAPPED, EMPTY_BELOW, GREEN_AT, GREEN_SCALE, PPM, PRESENT_ABOVE, RING_AT,
                                    RING_SCALE, HexLook, _ink, _logistic, _reading, light_chroma, look_at_hex,
-                                   patrol_reading, piece_reading, warp_patch)
+                                   piece_reading, warp_patch)
+from .scout_pennant_patrol import patrol_reading
 
 SHIFT_SUSPECT_MM = 1.2      #: the clearings' common shift beyond which the homography is suspect (if significant)
 PLACE_MM = 2.5              #: how far off its place a hand lays a piece (uniform in a disc; the kit photographs' stress range)
