@@ -62,7 +62,7 @@ import numpy as np
 from ..games.scout_pennant.simulate import full_board, random_game
 from ..tracking.scout_pennant import (ARROW_LABELS, PATROL_LABELS, PIECE_LABELS, ScoutPennantTable,
                                       ScoutPennantTracker, position_key)
-from ..vision.kits.scout_pennant_detect import read_slots
+from ..vision.kits.scout_pennant_board import read_slots
 from ..vision.kits.scout_pennant_scene import KitArt, move_actions, table_scene
 from ..vision.mats import mat_layout
 from ..vision.pipeline import BoardWatcher
@@ -606,7 +606,7 @@ def held_out_lines(seed: int, figures=None, count: int | None = None) -> list[st
     -------
     list of str
     """
-    from ..vision.kits.scout_pennant_detect import all_slots, board_homography
+    from ..vision.kits.scout_pennant_board import all_slots, board_homography
     from .held_out import STILLS, report
     from .kit_photos import pennant_still
 

@@ -8,7 +8,7 @@ referee's new-game form (players, radius); before the form is sent, a clearing i
 the finish and on any corner of a radius the printed mat holds (2 to 4).
 
 The table is read with the Scout Pennant kit's detector
-(:func:`~assistant.vision.kits.scout_pennant_detect.read_slots`) over every slot of the
+(:func:`~assistant.vision.kits.scout_pennant_board.read_slots`) over every slot of the
 printed mat (:class:`~.scout_pennant.ScoutPennantTable`: 61 pieces, 61 patrols, 156 arrows);
 the confirmed table is the lobby's set-up itself (it has no freedom the table could choose).
 """

@@ -276,8 +276,8 @@ class ScoutPennantTable(TableModel):
     # -- reading ------------------------------------------------------------------------------
     def read(self, frame: np.ndarray, homography: np.ndarray, slots: Sequence[Slot]) -> dict[Slot, Reading]:
         """Read ``slots`` off a frame ``(H, W, 3) uint8`` BGR with the mat's homography (mat mm
-        -> px), with the kit detector (:func:`~assistant.vision.kits.scout_pennant_detect.read_slots`)."""
-        from ..vision.kits.scout_pennant_detect import read_slots
+        -> px), with the kit detector (:func:`~assistant.vision.kits.scout_pennant_board.read_slots`)."""
+        from ..vision.kits.scout_pennant_board import read_slots
 
         return read_slots(frame, homography, slots, self.layout)
 

@@ -61,7 +61,7 @@ def read_slots(image: np.ndarray, game: str, model: str | None, homography: np.n
 
         return read_island(image, homography, model or load_or_teach())
     if game == "scout-pennant":                      # the kit's detector reads the printed kit as drawn
-        from .kits.scout_pennant_detect import detect_image as read_pennant
+        from .kits.scout_pennant_board import detect_image as read_pennant
 
         return read_pennant(image, homography)
     raise ValueError(f"no detector for {game!r}")

@@ -22,7 +22,7 @@ from assistant.tracking.base import Reading
 from assistant.tracking.scout_pennant import (TWIN_FORESTS, ScoutPennantTable, ScoutPennantTracker, arrow_slot,
                                               kit_colours, position_key)
 from assistant.vision.kits import scout_pennant as kit
-from assistant.vision.kits.scout_pennant_detect import detect_image, read_slots
+from assistant.vision.kits.scout_pennant_board import detect_image, read_slots
 from assistant.vision.kits.scout_pennant_scene import KitArt, move_actions, slot_pieces, table_scene
 from assistant.vision.mats import mat_layout
 from assistant.vision.printing import draw_mat, tile_pages
@@ -407,7 +407,8 @@ def test_public_functions_document_their_arguments_and_results():
     root = pathlib.Path(__file__).resolve().parents[2] / "assistant"
     missing = []
     for rel in ("tracking/scout_pennant.py", "vision/kits/scout_pennant.py", "vision/kits/scout_pennant_detect.py",
-                "vision/kits/scout_pennant_board.py", "vision/kits/scout_pennant_scene.py", "bench/detect_scout_pennant.py"):
+                "vision/kits/scout_pennant_board.py", "vision/kits/scout_pennant_patrol.py",
+                "vision/kits/scout_pennant_scene.py", "bench/detect_scout_pennant.py"):
         for node in ast.parse((root / rel).read_text()).body:
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("_") and node.args.args:
                 doc = ast.get_docstring(node) or ""
@@ -448,7 +449,8 @@ def test_a_blurred_clearing_is_told_from_a_forest_by_its_colour():
 def test_a_clipped_red_pawn_is_told_from_orange_by_its_white_letter():
     """Under a bright lamp a red pawn's R clips and its G rises: its colour fits orange as well,
     but its letter is white (orange's is black). Measures of tuning seed 30, point light."""
-    from assistant.vision.kits.scout_pennant_detect import HexLook, patrol_reading, piece_reading
+    from assistant.vision.kits.scout_pennant_detect import HexLook, piece_reading
+    from assistant.vision.kits.scout_pennant_patrol import patrol_reading
 
     white = np.array([255.0, 255.0, 255.0])
     chroma = np.array([0.88, 1.0, 1.12])

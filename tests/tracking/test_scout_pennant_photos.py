@@ -3,10 +3,13 @@
 - The registration check: pieces a hand lays up to 2.5 mm off their place do not make the
   detector doubt a good homography, while a homography that is off (moved or turned) still
   makes every reading unsure.
-- The mat's colour references survive a white balance that clips the paper in one channel.
+- The mat's colour references survive a white balance that clips the paper in one channel, or
+  leaves one channel almost flat.
+- A pawn's presence on a clearing is told by its shape first, its colour second; a blurred
+  white letter still counts; no patrol on a hex whose piece reads forest, sure or not.
 
-The photographed tables use development seeds of the kit photographs (75,001 and 3,024, stress
-set), not measuring seeds of ``assistant bench detect`` (2,000,001+ and 2,050,001+) or of
+The photographed tables use development seeds of the kit photographs (75,001, 3,004, 3,024 and
+3,067, stress set), not measuring seeds of ``assistant bench detect`` (2,000,001+ and 2,050,001+) or of
 ``assistant bench setup`` (50,000-50,019 and 55,000-55,019)."""
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import math
 import numpy as np
 import pytest
 
-from assistant.vision.kits.scout_pennant_detect import SHIFT_MM, HexLook, all_slots, read_slots, registration_suspect
+from assistant.vision.kits.scout_pennant_board import all_slots, read_slots, registration_suspect
+from assistant.vision.kits.scout_pennant_detect import SHIFT_MM, HexLook
 from assistant.vision.mats import mat_layout
 
 WHITE = np.array([230.0, 230.0, 230.0])
@@ -108,7 +112,7 @@ def test_a_green_table_whose_white_balance_clips_red_keeps_the_mats_colour_refer
     from assistant.bench.kit_photos import pennant_still
     from assistant.vision.colour_refs import read_strips
     from assistant.vision.kits.scout_pennant_colour import SATURATED, pennant_refs
-    from assistant.vision.kits.scout_pennant_detect import board_homography
+    from assistant.vision.kits.scout_pennant_board import board_homography
 
     cv2.setNumThreads(1)
     layout = mat_layout("scout-pennant")
@@ -120,3 +124,82 @@ def test_a_green_table_whose_white_balance_clips_red_keeps_the_mats_colour_refer
     readings = read_slots(image, homography, all_slots())
     sure_wrong = {s: (table[s], r.label) for s, r in readings.items() if s[0] == "patrol" and r.label != table[s] and r.sure}
     assert not sure_wrong
+
+
+def _pennant_photo(seed: int):
+    """A development still of the kit photographs' stress set, its truth, shot and homography."""
+    import cv2
+
+    from assistant.bench.kit_photos import pennant_still
+    from assistant.vision.kits.scout_pennant_board import board_homography
+
+    cv2.setNumThreads(1)
+    image, table, shot = pennant_still(seed, "stress")
+    homography, reason = board_homography(image)
+    assert homography is not None, reason
+    return image, table, shot, homography
+
+
+def test_bare_clearings_under_a_light_that_clips_them_read_no_patrol():
+    """On a green table the webcam's white balance clips the paper in green and red (kit
+    photographs, development seed 3,004, stress set): a bare clearing's grey then fits orange
+    under a glare as well as grey, and before issue 18 the colour alone decided (15 bare
+    clearings read orange). Whether a pawn stands there is now told by its shape first (the
+    outline's spread beyond the paper's, the black rim): no bare clearing reads a colour, and
+    nothing is read wrong and sure (one green pawn still reads blue, unsure)."""
+    image, table, shot, homography = _pennant_photo(3_004)
+    assert shot.p["table"] == "green felt"
+    readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])
+    wrong = {s: (table[s], r.label) for s, r in readings.items() if r.label != table[s]}
+    assert not [s for s in wrong if table[s] == "none"], wrong
+    assert not [s for s in wrong if readings[s].sure], wrong
+
+
+def test_a_reference_strip_with_one_flat_channel_is_still_used():
+    """On an orange table the white balance leaves blue so little range that the strip's black
+    shows ~0.7 of the paper there (kit photographs, development seed 3,067, stress set); its
+    other channels are right, so the strip is used. Before issue 18 every strip was left out,
+    the nominal inks read red pawns purple and green ones blue with margins up to 10 (sure and
+    confidently wrong); now no patrol is confidently wrong (one red pawn darker than the strip's
+    red still reads purple, sure at confidence 0.79)."""
+    from assistant.vision.colour_refs import read_strips
+    from assistant.vision.kits.scout_pennant_colour import pennant_refs, strip_paper
+
+    image, table, shot, homography = _pennant_photo(3_067)
+    layout = mat_layout("scout-pennant")
+    strips = read_strips(image, homography, layout)
+    assert strips and all(np.max(s["black"][0] / strip_paper(s)) > 0.6 for s in strips)
+    assert pennant_refs(image, homography, layout) is not None
+    readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])
+    confident = {s: (table[s], r.label) for s, r in readings.items() if r.label != table[s] and r.confidence >= 0.9}
+    assert not confident
+
+
+def test_a_blurred_white_letter_tells_red_from_orange():
+    """A red pawn clipped in R fits orange as well (measures of tuning seed 30, point light, as in
+    tests/tracking/test_scout_pennant.py), and blur leaves its white letter at 0.25 of white
+    over the middle (the median of red pawns on the development stress stills, seeds
+    3000-3119): red. With the letter boundary at 0.30 (before issue 18) that gave no evidence
+    and the pawn read orange."""
+    from assistant.vision.kits.scout_pennant_detect import piece_reading
+    from assistant.vision.kits.scout_pennant_patrol import patrol_reading
+
+    white = np.array([255.0, 255.0, 255.0])
+    look = HexLook(True, white, 0.0, 0.75, (0.2, 0.1), np.array([74.0, 84.0, 94.0]), np.array([4.0, 228.0, 255.0]),
+                   dark=0.72, ring_even=0.95, contrast=0.6, spread=0.43, ring_core_bgr=np.array([63.0, 71.0, 80.0]),
+                   green=-0.01, letter_light=0.25, letter_dark=0.25)
+    piece = piece_reading(look)
+    assert patrol_reading(look, piece, np.array([0.88, 1.0, 1.12])).label == "red"
+    assert not patrol_reading(look._replace(letter_light=0.08), piece, np.array([0.88, 1.0, 1.12])).sure  # no letter seen
+
+
+def test_no_patrol_is_read_on_a_hex_whose_piece_reads_forest_even_unsure():
+    """The rules' prior (a patrol stands only on a clearing) holds for an unsure piece reading
+    too: its label is the likelier, so ``none`` is the likelier patrol, read unsure."""
+    from assistant.tracking.base import Reading
+    from assistant.vision.kits.scout_pennant_board import patrol_prior
+
+    forest = Reading("forest", 0.6, 0.4)
+    got = patrol_prior(Reading("orange", 0.6, 0.4), forest)
+    assert got.label == "none" and not got.sure and got.alternatives == ("orange",)
+    assert patrol_prior(Reading("orange", 0.6, 0.4), Reading("clearing", 0.6, 0.4)).label == "orange"

@@ -25,7 +25,8 @@ from .scout_pennant import GAME
 from .scout_pennant_colour import green_boundary, pennant_refs
 from .scout_pennant_detect import (CAPPED, EMPTY_BELOW, GREEN_AT, GREEN_SCALE, PPM, PRESENT_ABOVE, RING_AT,
                                    RING_SCALE, HexLook, _ink, _logistic, _reading, light_chroma, look_at_hex,
-                                   patrol_reading, piece_reading, warp_patch)
+                                   piece_reading, warp_patch)
+from .scout_pennant_patrol import patrol_reading
 
 SHIFT_SUSPECT_MM = 1.2      #: the clearings' common shift beyond which the homography is suspect (if significant)
 PLACE_MM = 2.5              #: how far off its place a hand lays a piece (uniform in a disc; the kit photographs' stress range)
@@ -230,9 +231,11 @@ def board_green(looks: Sequence[HexLook], fallback: tuple[float, float]) -> tupl
 
 def patrol_prior(patrol: Reading, piece: Reading) -> Reading:
     """The rules as a prior (rules §2.3): a patrol stands only on a clearing. On a hex whose piece
-    reads ``forest`` or ``empty`` for sure, the patrol reads ``none`` with the piece's confidence,
-    keeping a colour it saw among its ``alternatives`` (what lies there is no patrol, whatever the
-    forest's greens look like under the light).
+    reads ``forest`` or ``empty``, the patrol reads ``none`` with the piece's confidence and
+    margin, keeping a colour it saw among its ``alternatives`` (what lies there is no patrol,
+    whatever the forest's greens look like under the light). This holds for an unsure piece
+    reading too (since issue 18): its label is the likelier one, so ``none`` is the likelier
+    patrol (``P(none) >= P(no clearing)``), read as unsure as the piece.
 
     Parameters
     ----------
@@ -245,7 +248,7 @@ def patrol_prior(patrol: Reading, piece: Reading) -> Reading:
     -------
     Reading
     """
-    if not piece.sure or piece.label == "clearing" or patrol.label == "none" and patrol.sure:
+    if piece.label == "clearing" or patrol.label == "none" and patrol.sure:
         return patrol
     seen = () if patrol.label == "none" else (patrol.label,)
     return Reading("none", piece.confidence, piece.margin, seen)

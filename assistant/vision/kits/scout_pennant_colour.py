@@ -25,6 +25,7 @@ from ..mats import MatLayout
 from .scout_pennant import CLEARING_GREY, FOREST_DARK, FOREST_LIGHT, PAWN_COLOURS
 
 SATURATED = 250.0            #: a level this high is clipped
+BLACK_BELOW, BLACK_CHANNELS = 0.6, 2       #: a reference strip's black is dark in at least this many channels
 COLOUR_NOISE, COLOUR_REL = 4.0, 0.07          #: pawn colour noise: 0-255 units + share of the paper's level
 GLARE_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)       #: glare levels tried, as shares of the ring's excess
 SIGMA_SPAN_CAP = 255.0     #: the colour noise grows with the level up to what the camera can show, not beyond
@@ -49,8 +50,11 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
 
     The paper's level comes from :func:`strip_paper` (estimated from the greys where clipped); a
     strip whose white patch does not read about paper (0.8-1.25 of it, in every channel where
-    the patch is not clipped) or whose black is not dark (below 0.6 of it in every channel) is
-    covered or glared and not used. (Before issue 18 a white patch clipped in one channel, as a
+    the patch is not clipped) or whose black is not dark (below :data:`BLACK_BELOW` of it in at
+    least :data:`BLACK_CHANNELS` channels) is covered or glared and not used. (Glare adds light
+    to every channel alike; a webcam's white balance on a strongly coloured table can leave one
+    channel with so little range that black shows 0.7 of paper there, while the other channels
+    are right: until issue 18 such a frame lost its references and read red pawns purple.) (Before issue 18 a white patch clipped in one channel, as a
     webcam's white balance gives on a green table, threw the strip away, and with it the
     frame's colour references.)
 
@@ -80,7 +84,7 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
         # then comes from the greys, :func:`strip_paper`): only its unclipped channels are checked,
         # and a patch clipped in every channel (glare on it) says nothing: the strip is left out
         told = np.asarray(strip["white"][0], np.float64) < SATURATED
-        if not (told.any() and np.all((rw > 0.8) & (rw < 1.25) | ~told) and np.all(rb < 0.6)):
+        if not (told.any() and np.all((rw > 0.8) & (rw < 1.25) | ~told) and np.sum(rb < BLACK_BELOW) >= BLACK_CHANNELS):
             continue                                  # covered, or glare across the strip
         for name, (patch, _p) in strip.items():
             ratios.setdefault(name, []).append(patch / paper)

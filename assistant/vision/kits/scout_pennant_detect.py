@@ -28,6 +28,9 @@ more reliably (and explain better) than a classifier taught on a few hundred cro
   over the median, within :data:`LETTER_MM` of the pawn's centre) is the white letter of red,
   blue and green (black on the others): evidence that survives a light clipping the pawn's
   colour (a red whose R clips looks orange), while a blur that hides the letter gives none;
+  on a clearing, *whether* a pawn stands there is decided first by its shape (its outline's ink
+  spread beyond the paper's, its black rim) with the colour's say bounded, and *which* colour
+  second (:func:`~.scout_pennant_patrol.pawn_presence`);
 - **arrow** (``none`` / ``forward`` / ``backward``): just behind the side an arrow crosses it is
   hollow (white), just ahead of it solid black, and no piece reaches within 4 mm of a side's
   midpoint; the median ink of two small zones either side of the midpoint (1-4 mm along the
@@ -52,9 +55,9 @@ on one side (:meth:`HexLook.glared_beside`) is therefore read unsure, and so are
 Crops are warped straight from the frame with the homography composed with the crop's own
 placement (one interpolation), at :data:`PPM` px per mm.
 
-This module measures and reads one hex; the arrows, the whole board (``read_slots``, the rules
-as priors, the registration check) are in :mod:`.scout_pennant_board`, whose public names stay
-importable from here.
+This module measures one hex and reads its piece; its patrol is read by
+:mod:`.scout_pennant_patrol`; the arrows, the whole board (``read_slots``, the rules as priors,
+the registration check) are in :mod:`.scout_pennant_board`.
 """
 
 from __future__ import annotations
@@ -68,8 +71,7 @@ import numpy as np
 
 from ...tracking.base import Reading
 from ..mats import Cell
-from .scout_pennant import PAWN_COLOURS, PAWN_MM, PAWN_RIM_MM
-from .scout_pennant_colour import colour_scores, nominal_refs
+from .scout_pennant import PAWN_MM, PAWN_RIM_MM
 
 PPM = 2.5                   #: sampling resolution of the crops, px per mm
 HEX_HALF_MM = 27.5          #: half side of a hex crop (covers the white zones by the corners)
@@ -102,13 +104,7 @@ GREEN_AT, GREEN_SCALE = 0.06, 0.012            #: the gap's green excess: cleari
 RING_AT, RING_SCALE = -0.045, 0.03
 COLOUR_CAP = 4.0           #: the colour's log-odds are bounded: a clear shape outvotes a misleading colour
 CAPPED = 0.4                                   #: the margin of a reading capped unsure (< MIN_MARGIN)
-COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
-SPREAD_AT, SPREAD_SCALE, SPREAD_CAP = 0.10, 0.02, 3.0   #: pawn outline evidence: boundary, scale, bound
-BLACK_LEVEL = 0.15                             #: what the kit's black shows of the paper's white
-BLACK_FLOOR = 0.10                             #: the least it can show (printed black is ~0.12)
-BRIGHT_STEPS = (1.0, 1.25, 1.6, 2.0, 2.6, 3.5)  #: how far beyond 255 a saturated paper may be
 LETTER_MM = 4.0            #: where a pawn's letter is looked for (a 5 mm capital at the pawn's centre)
-LETTER_AT, LETTER_SCALE, LETTER_CAP = 0.30, 0.05, 3.0   #: light outlier (share of white): white letter, scale, bound
 LIFTED_RATIO = 1.85                            #: a lightened forest's white-balanced G / max(B, R) below this: glare
 LIFTED_FOREST = 0.7                            #: a forest's darkest ink below this: light added on top
 
@@ -146,6 +142,18 @@ class HexLook(NamedTuple):
         a clearing's plain grey middle, >= ~0.1 where a pawn lies (its coloured disc, black rim
         and letter against the grey); unlike the pawn's colour it survives a light that clips
         the middle to white.
+    green : float
+        The gap annulus's white-balanced green excess (forest ~0.2-0.3, clearing ~0).
+    letter_light, letter_dark : float
+        Within :data:`LETTER_MM` of the pawn's centre, the largest (over channels) 95th
+        percentile over the median, and median over the 5th percentile, of the white-balanced
+        levels: a white letter shows as a light outlier, a black one as a dark outlier.
+    pawn : float or None
+        The pawn's rim-minus-surround response at its best centre (ink; ~0 on a bare clearing,
+        ~0.05-0.4 with a pawn); ``None`` when not measured (no evidence either way).
+    paper_spread : float
+        The ink spread (90th minus 10th percentile) over the hex's white zones: what noise and
+        the frame's tint spread the ink of plain paper, the baseline of :attr:`spread`.
     """
 
     visible: bool
@@ -163,6 +171,8 @@ class HexLook(NamedTuple):
     green: float = 0.0
     letter_light: float = 0.0
     letter_dark: float = 0.0
+    pawn: float | None = None
+    paper_spread: float = 0.0
 
     def clearing_like(self) -> bool:
         """A dark ring round a light gap (a clearing, whose ring can serve as a black reference)."""
@@ -512,8 +522,9 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
     HexLook
     """
     patch, visible = patch if patch is not None else hex_patch(frame, homography, cell, ppm)
-    xx, yy, _wmask, kernel, s = _hex_geometry(ppm)
+    xx, yy, wmask, kernel, s = _hex_geometry(ppm)
     white = raw_white(patch, ppm)
+    p_lo, p_hi = np.percentile(_ink(patch[wmask], white), (10, 90))
     n, k = patch.shape[0], kernel.shape[0]
     o = (n - k) // 2 - s
     inner = patch[o:o + k + 2 * s, o:o + k + 2 * s]            # everything within ~19 mm of the centre
@@ -545,7 +556,8 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
                    np.median(inner[rp <= CENTRE_MM], axis=0).astype(np.float64),
                    float(np.percentile(ink[r <= DARK_MM], 97)), even, float(resp[iy, ix]), float(hi - lo),
                    np.percentile(inner[ring_m], 10, axis=0).astype(np.float64), _greenness(inner, white, gap_m),
-                   float(np.max(g_hi - g_mid)), float(np.max(g_mid - g_lo)))
+                   float(np.max(g_hi - g_mid)), float(np.max(g_mid - g_lo)), float(pawn_resp),
+                   float(p_hi - p_lo))
 
 
 def piece_reading(look: HexLook, chroma: np.ndarray | None = None,
@@ -591,95 +603,3 @@ def _reading(label: str, margin: float, look: HexLook | None) -> Reading:
     if look is not None and not look.visible:
         return Reading(label, 0.0, 0.0)
     return Reading(label, round(_logistic(margin), 4), round(max(0.0, margin), 3))
-
-
-def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | None = None,
-                   refs: dict[str, np.ndarray] | None = None) -> Reading:
-    """``none`` or a pawn colour from a :class:`HexLook` (module docstring).
-
-    Each colour's score is its best over an additive glare from 0 up to what the clearing's
-    black ring shows beyond black, and, when the paper saturates in every channel, over how
-    bright it really is, up to what the ring allows (:func:`colour_scores`), so a pawn washed out
-    by glare or saturated by a lamp reads unsure rather than as another colour.
-
-    Parameters
-    ----------
-    look : HexLook
-    piece : Reading or str
-        The piece read on the same hex: the background is the clearing's grey, the forest's
-        greens or white paper; an unsure piece reading allows any of them and caps this reading
-        unsure too.
-    chroma : (3,) float, optional
-        :func:`light_chroma` of the board (default neutral).
-    refs : dict, optional
-        The frame's reference inks (:func:`~.scout_pennant_colour.pennant_refs`): the pawn
-        colours and the backgrounds as this camera shows them, instead of the kit's nominal inks.
-
-    Returns
-    -------
-    Reading
-        Label ``none`` or one of :data:`~assistant.vision.kits.scout_pennant.COLOUR_NAMES`;
-        capped unsure when the piece reading is unsure; confidence 0 when the hex is not wholly
-        in view.
-    """
-    piece_label = piece if isinstance(piece, str) else piece.label
-    sure_piece = isinstance(piece, str) or piece.sure
-    white = corrected_white(look.white, np.ones(3) if chroma is None else chroma)
-    g_max = 0.0
-    core = look.ring_bgr if look.ring_core_bgr is None else look.ring_core_bgr
-    if piece_label == "clearing" and look.clearing_like():
-        # the ring is black: what it shows beyond black may be light added on top (glare)
-        g_max = float(np.clip(np.mean(core) - BLACK_LEVEL * np.mean(white), 0.0, None))
-    bright: tuple = (1.0,)
-    if g_max > 0 and np.all(np.asarray(look.white) >= SATURATED):
-        # saturated paper hides how bright the light is; the black ring (never saturated) bounds it
-        k_max = float(np.min(core / BLACK_FLOOR / np.maximum(white, 1.0)))
-        bright = tuple(k for k in BRIGHT_STEPS if k <= max(1.0, k_max))
-    inks = refs if refs is not None else nominal_refs()
-    greens = [inks["forest"], inks["forest:light"], (inks["forest"] + inks["forest:light"]) / 2]
-    grey, paper = inks["clearing"], np.ones(3)
-    backs = {"forest": greens, "clearing": [grey], "empty": [paper]}[piece_label] if sure_piece else greens + [grey, paper]
-    names = [p.name for p in PAWN_COLOURS]
-    refl = np.array([inks[n] for n in names] + backs)
-    ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
-    # "none" first: on a tie (a middle clipped to white fits every colour) the commoner reading wins
-    scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
-    if piece_label == "clearing" and sure_piece:
-        # shape evidence, independent of colour: a pawn's disc, rim and letter make the middle
-        # uneven, an empty clearing's grey is plain (this decides when the light clips both to white)
-        scores["none"] += float(np.clip((SPREAD_AT - look.spread) / SPREAD_SCALE, -SPREAD_CAP, SPREAD_CAP))
-    if piece_label == "clearing":
-        # the letter: white on red, blue and green, black on the others; a light outlier in the
-        # pawn's middle (a blur that hides the letter gives no evidence either way)
-        white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
-        for p in PAWN_COLOURS:
-            if tuple(p.ink) == (255, 255, 255):
-                scores[p.name] += white_letter
-    order = sorted(scores, key=scores.get, reverse=True)
-    margin = COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
-    uneven = piece_label == "clearing" and look.glared_beside()
-    if look.washed(chroma) or uneven or not sure_piece:
-        margin = min(margin, CAPPED)
-    return _reading(order[0], margin, look)
-
-
-#: what reads a whole board (the board-level judgements) lives in :mod:`.scout_pennant_board`;
-#: these names stay importable from here
-_BOARD_NAMES = frozenset({"arrow_reading", "ARROW_ZONE_MM", "ARROW_NONE_BELOW", "ARROW_ABOVE",
-                          "ARROW_SCALE", "ARROW_SIDE_SCALE", "read_slots", "board_green", "patrol_prior", "arrow_prior", "registration_suspect", "all_slots", "detect_image", "board_homography", "SHIFT_SUSPECT_MM", "PLACE_MM", "SUSPECT_Z"})
-
-
-def __getattr__(name: str):
-    """The board-level names of :mod:`.scout_pennant_board`, imported from there on first use
-    (PEP 562; that module builds on this one, so it is not imported at the top).
-
-    Raises
-    ------
-    AttributeError
-        For any other name this module does not have.
-    """
-    if name in _BOARD_NAMES:
-        from . import scout_pennant_board
-
-        return getattr(scout_pennant_board, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,149 @@
+"""Reading a Scout Pennant clearing's patrol (``none`` or a pawn colour) from its measures.
+
+The hex is measured by :mod:`.scout_pennant_detect` (:class:`~.scout_pennant_detect.HexLook`);
+this module decides what stands on it (module docstring of :mod:`.scout_pennant_detect`,
+"patrol"): the colour's likelihood against the mat's references
+(:func:`~.scout_pennant_colour.colour_scores`), the printed letter, and (since issue 18) the
+pawn's presence told by its shape first and its colour second (:func:`pawn_presence`). The
+rules' prior (a patrol only on a clearing) is applied on the whole board
+(:func:`~.scout_pennant_board.patrol_prior`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...tracking.base import Reading
+from .scout_pennant import PAWN_COLOURS
+from .scout_pennant_colour import colour_scores, nominal_refs
+from .scout_pennant_detect import CAPPED, SATURATED, HexLook, _reading, corrected_white
+
+COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
+#: a pawn's outline: the middle's ink spread beyond the paper's own (:attr:`HexLook.spread` minus
+#: :attr:`HexLook.paper_spread`, so that a noisy or strongly tinted frame, whose dim channels
+#: spread the ink of plain grey as much as of paper, is not read as pawns): boundary, scale,
+#: bound. On the second renderer's development stress stills (kit_photos seeds 3000-3119) the
+#: excess is <= 0.032 on 99 % of bare clearings and >= 0.019 / 0.034 / 0.10 on 99 % of yellow /
+#: purple / red pawns; the boundary lies above the bare clearings (yellow's low tail is told by
+#: the rim and the colour)
+SPREAD_AT, SPREAD_SCALE, SPREAD_CAP = 0.04, 0.02, 3.0
+BLACK_LEVEL = 0.15                             #: what the kit's black shows of the paper's white
+BLACK_FLOOR = 0.10                             #: the least it can show (printed black is ~0.12)
+BRIGHT_STEPS = (1.0, 1.25, 1.6, 2.0, 2.6, 3.5)  #: how far beyond 255 a saturated paper may be
+#: the white letter (:attr:`HexLook.letter_light`, share of white): boundary, scale, bound. The
+#: boundary was 0.30 until issue 18, where blurred letters give no evidence; on the development
+#: stress stills (as above) red, blue and green pawns show medians 0.24-0.27 (5th percentiles
+#: 0.12-0.17), the black-lettered ones 0.07-0.10 (95th percentiles 0.13-0.22), bare clearings 0.035
+LETTER_AT, LETTER_SCALE, LETTER_CAP = 0.18, 0.03, 3.0
+#: a pawn's black rim (:attr:`HexLook.pawn`, the rim-minus-surround response): boundary, scale,
+#: bound (development stress stills as above: bare clearings <= 0.045 for 99 %, median 0.006;
+#: pawns' median 0.08-0.18)
+PAWN_AT, PAWN_SCALE, PAWN_CAP = 0.04, 0.02, 3.0
+#: how far the colour alone (the best pawn colour's log-likelihood over the background's) may move
+#: the presence decision: a light that clips or tints the middle can make a bare clearing's grey
+#: fit a colour (or a pawn fit the grey) by tens of log-units, the shape cues above cannot
+TINT_CAP = 4.0
+
+
+def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | None = None,
+                   refs: dict[str, np.ndarray] | None = None) -> Reading:
+    """``none`` or a pawn colour from a :class:`HexLook` (module docstring).
+
+    Each colour's score is its best over an additive glare from 0 up to what the clearing's
+    black ring shows beyond black, and, when the paper saturates in every channel, over how
+    bright it really is, up to what the ring allows (:func:`colour_scores`), so a pawn washed out
+    by glare or saturated by a lamp reads unsure rather than as another colour.
+
+    Parameters
+    ----------
+    look : HexLook
+    piece : Reading or str
+        The piece read on the same hex: the background is the clearing's grey, the forest's
+        greens or white paper; an unsure piece reading allows any of them and caps this reading
+        unsure too.
+    chroma : (3,) float, optional
+        :func:`light_chroma` of the board (default neutral).
+    refs : dict, optional
+        The frame's reference inks (:func:`~.scout_pennant_colour.pennant_refs`): the pawn
+        colours and the backgrounds as this camera shows them, instead of the kit's nominal inks.
+
+    Returns
+    -------
+    Reading
+        Label ``none`` or one of :data:`~assistant.vision.kits.scout_pennant.COLOUR_NAMES`;
+        capped unsure when the piece reading is unsure; confidence 0 when the hex is not wholly
+        in view.
+    """
+    piece_label = piece if isinstance(piece, str) else piece.label
+    sure_piece = isinstance(piece, str) or piece.sure
+    white = corrected_white(look.white, np.ones(3) if chroma is None else chroma)
+    g_max = 0.0
+    core = look.ring_bgr if look.ring_core_bgr is None else look.ring_core_bgr
+    if piece_label == "clearing" and look.clearing_like():
+        # the ring is black: what it shows beyond black may be light added on top (glare)
+        g_max = float(np.clip(np.mean(core) - BLACK_LEVEL * np.mean(white), 0.0, None))
+    bright: tuple = (1.0,)
+    if g_max > 0 and np.all(np.asarray(look.white) >= SATURATED):
+        # saturated paper hides how bright the light is; the black ring (never saturated) bounds it
+        k_max = float(np.min(core / BLACK_FLOOR / np.maximum(white, 1.0)))
+        bright = tuple(k for k in BRIGHT_STEPS if k <= max(1.0, k_max))
+    inks = refs if refs is not None else nominal_refs()
+    greens = [inks["forest"], inks["forest:light"], (inks["forest"] + inks["forest:light"]) / 2]
+    grey, paper = inks["clearing"], np.ones(3)
+    backs = {"forest": greens, "clearing": [grey], "empty": [paper]}[piece_label] if sure_piece else greens + [grey, paper]
+    names = [p.name for p in PAWN_COLOURS]
+    refl = np.array([inks[n] for n in names] + backs)
+    ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
+    # "none" first: on a tie (a middle clipped to white fits every colour) the commoner reading wins
+    scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
+    if piece_label == "clearing":
+        # the letter: white on red, blue and green, black on the others; a light outlier in the
+        # pawn's middle (a blur that hides the letter gives no evidence either way)
+        white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
+        for p in PAWN_COLOURS:
+            if tuple(p.ink) == (255, 255, 255):
+                scores[p.name] += white_letter
+    if piece_label == "clearing":
+        label, margin = pawn_presence(look, scores)
+    else:                                    # no pawn stands here (the rules' prior, patrol_prior, decides)
+        order = sorted(scores, key=scores.get, reverse=True)
+        label, margin = order[0], COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
+    uneven = piece_label == "clearing" and look.glared_beside()
+    if look.washed(chroma) or uneven or not sure_piece:
+        margin = min(margin, CAPPED)
+    return _reading(label, margin, look)
+
+
+def pawn_presence(look: HexLook, scores: dict[str, float]) -> tuple[str, float]:
+    """Whether a pawn stands on a clearing, decided first by its shape, then which colour it is.
+
+    The presence log-odds add the pawn's outline (:data:`SPREAD_AT`: the middle's ink spread
+    beyond the paper's), its black rim (:data:`PAWN_AT`) and the colour's say, bounded by
+    :data:`TINT_CAP` (the best colour's score over ``none``'s): before issue 18 the colour
+    decided alone, and a light that tints or clips the middle made bare clearings read orange
+    or purple and pawns read ``none`` however plain their outline. The colour is then the best
+    of the six (the letter's evidence included in ``scores``).
+
+    Parameters
+    ----------
+    look : HexLook
+        The clearing's measures.
+    scores : dict str -> float
+        Log-likelihoods of ``"none"`` and of each pawn colour (:func:`patrol_reading`).
+
+    Returns
+    -------
+    (str, float)
+        ``"none"`` or a colour, and its margin: the presence log-odds for ``none``, for a colour
+        the smaller of them and the colour's lead over the next colour.
+    """
+    colours = sorted((n for n in scores if n != "none"), key=scores.get, reverse=True)
+    best = colours[0]
+    tint = float(np.clip(scores[best] - scores["none"], -TINT_CAP, TINT_CAP))
+    shape = float(np.clip((look.spread - look.paper_spread - SPREAD_AT) / SPREAD_SCALE, -SPREAD_CAP, SPREAD_CAP))
+    if look.pawn is not None:
+        shape += float(np.clip((look.pawn - PAWN_AT) / PAWN_SCALE, -PAWN_CAP, PAWN_CAP))
+    presence = COLOUR_GAIN * tint + shape
+    if presence > 0:
+        return best, min(presence, COLOUR_GAIN * (scores[best] - scores[colours[1]]))
+    return "none", -presence
