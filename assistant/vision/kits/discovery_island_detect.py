@@ -28,6 +28,10 @@ move the crop's colours; each teaching view is also seen through random webcam p
 at once, whose ranges are documented there (apart from the held-out pictures' ranges,
 :mod:`assistant.bench.kit_photos`).
 
+The number and the mark are small: each is read from the crop, among a few shifted by up to
+1.5 mm (:data:`SHIFTS_MM`), that fits a taught design best, so a tile laid off or a homography a
+millimetre off does not move the print out of the taught place (:func:`shifted_scores`).
+
 The three slots of a hex are read together (:func:`kit_decode`): the kit prints 48 designs, so
 a hex's tile, number and mark are one of them (or a bare hex), and the design whose three labels
 score best together gives all three; a slot is never surer than its own classifier says.
@@ -61,6 +65,17 @@ REGIONS: dict[str, tuple[tuple[float, float], float, int]] = {
     "number": (NUMBER_CENTRE_MM, 15.0, 32),
     "mark": (MARK_CENTRE_MM, 15.0, 32),
 }
+#: the number and the mark are each read at these shifts (mat mm) of their crop, and the shift that
+#: fits a taught design best is read (:func:`shifted_scores`): a tile laid up to 2.5 mm off and turned 8
+#: degrees, and a homography a millimetre off, move the small printed number out of the place the
+#: classifier was taught on. A 3 x 3 grid 1.5 mm apart was chosen on the second renderer's tuning
+#: stills (stress seeds 101-116 and 201-216, normal 101-116): wrong numbers 64 -> 24 and marks
+#: 35 -> 9 of 2,016 stress readings, normal numbers 3 -> 0 of 1,008, and fewer right readings
+#: unsure (normal numbers 12 % -> 4 %); with each label's own best shift, 1.2 or 2 mm and 5 or 13
+#: shifts gave 23-27 wrong numbers and 13-14 marks; shifting the tile crop too gave no gain
+SHIFTS_MM = tuple((dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5))
+#: slot kinds read at :data:`SHIFTS_MM` (the tile's crop is wide enough to hold a tile laid off)
+SHIFTED_KINDS = ("number", "mark")
 #: changes whenever the art, the regions or the teaching change: a cached model of another version is taught again
 MODEL_VERSION = "discovery-island-kit/5"
 
@@ -136,13 +151,17 @@ def region_crop(frame: np.ndarray, homography: np.ndarray, centre_mm: tuple[floa
 
 
 def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
-              layout: MatLayout | None = None, colour: ColourFrame | None = None) -> dict[str, np.ndarray]:
-    """The crops of every slot kind for ``cells``: kind -> ``(len(cells), S, S, 3) uint8`` (S of
+              layout: MatLayout | None = None, colour: ColourFrame | None = None,
+              shift_mm: tuple[float, float] = (0.0, 0.0), kinds: Sequence[str] = SLOT_KINDS) -> dict[str, np.ndarray]:
+    """The crops of slot kinds ``kinds`` for ``cells``: kind -> ``(len(cells), S, S, 3) uint8`` (S of
     :data:`REGIONS`), camera levels; with ``colour``, re-encoded as the mat's references say the
-    print is (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`)."""
+    print is (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`). ``shift_mm`` moves
+    every crop's centre by that many mat mm (x, y)."""
     layout = layout or mat_layout(GAME)
     out = {}
-    for kind, ((dx, dy), side, size) in REGIONS.items():
+    for kind in kinds:
+        (dx, dy), side, size = REGIONS[kind]
+        dx, dy = dx + shift_mm[0], dy + shift_mm[1]
         batch = np.empty((len(cells), size, size, 3), np.uint8)
         for i, cell in enumerate(cells):
             cx, cy = layout.cell(tuple(cell)).center_mm
@@ -315,7 +334,8 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
                kinds: Sequence[str] = SLOT_KINDS, layout: MatLayout | None = None) -> dict[tuple, SlotReading]:
     """Read the slots of ``cells`` off one frame, its colours first corrected by the mat's
     references (:func:`~assistant.vision.colour_refs.colour_frame`; the camera's levels as they
-    are when the references are covered or out of view).
+    are when the references are covered or out of view); the number and the mark are read where
+    their crop fits best among :data:`SHIFTS_MM` (:func:`shifted_scores`).
 
     Parameters
     ----------
@@ -344,6 +364,8 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     colour = colour_frame(frame, homography, layout)
     crops = {kind: colour.corrected(batch) for kind, batch in crops.items()}
     scores = {kind: classify_batch(model.of(kind), crops[kind]).scores for kind in kinds}
+    for kind in set(kinds) & set(SHIFTED_KINDS):
+        scores[kind] = shifted_scores(model.of(kind), frame, homography, cells, kind, layout, colour, scores[kind])
     chosen = kit_decode(model, scores) if set(kinds) == set(SLOT_KINDS) else None
     out: dict[tuple, SlotReading] = {}
     for kind in kinds:
@@ -374,6 +396,44 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
                     if kind != "tile" and out[(kind, *cell)].washed:
                         out[(kind, *cell)] = replace(out[(kind, *cell)], washed=False)
     return out
+
+
+def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
+                   kind: str, layout: MatLayout, colour: ColourFrame, unshifted: np.ndarray | None = None) -> np.ndarray:
+    """The scores of the slot's crop at the shift of :data:`SHIFTS_MM` where it fits a taught
+    design best (the highest top score): the crop is aligned to the print before it is read, and
+    the margins between labels stay those of one crop (taking each label's own best shift instead
+    gave as many errors and twice the unsure readings on the tuning stills).
+
+    Parameters
+    ----------
+    clf : CellClassifier
+        The classifier of slot kind ``kind``.
+    frame : (H, W, 3) uint8
+        BGR.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    cells : sequence of (col, row)
+    kind : str
+        A key of :data:`REGIONS`.
+    layout : MatLayout
+    colour : ColourFrame
+        The frame's colour correction, applied to every crop.
+    unshifted : (N, L) float, optional
+        The scores at shift (0, 0) when already computed (that shift is then not read again).
+
+    Returns
+    -------
+    (N, L) float
+        Per cell, :attr:`~assistant.vision.classify.Predictions.scores` of its best shift.
+    """
+    shifts = [s for s in SHIFTS_MM if unshifted is None or s != (0.0, 0.0)]
+    batch = np.concatenate([hex_crops(frame, homography, cells, layout, colour, shift, (kind,))[kind] for shift in shifts])
+    scores = classify_batch(clf, batch).scores.reshape(len(shifts), len(cells), -1)
+    if unshifted is not None:
+        scores = np.concatenate([np.asarray(unshifted)[None], scores])
+    pick = np.argmax(scores.max(axis=2), axis=0)          # per cell, the shift whose best label scores highest
+    return scores[pick, np.arange(len(cells))]
 
 
 def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
