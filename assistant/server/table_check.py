@@ -10,7 +10,8 @@ whole-table read sets the tile size the detector estimates) and its findings go 
 view as referee-only notices (:meth:`~..referee.session.Session.notify`, shown through
 :mod:`~..referee.door`, which keeps them off the table and the players' pages): a correction as
 ``info``, a question as ``ask``, a move the camera missed as ``ask`` with that move as the option
-the referee may post. A difference traced to the last event says that it can be undone. Findings
+the referee may post. A difference traced to the last event says that it can be undone; one
+that a missed move explains names that move instead (the last event was right). Findings
 about a game that moved on while the check ran are dropped (the referee, who asked, is told so);
 the referee asking while a check runs is answered by that check.
 """

@@ -24,12 +24,14 @@ confuse) and compares the readings with what the engine's state should look like
 - anything else says nothing. A correct table checked again and again must raise nothing:
   a wrong correction costs more than a late one.
 
-Each difference is traced to the committed event that most likely caused it: walking back the
-record, the most recent event that changed that slot's expected look, preferring one whose
-state before shows what the table shows now (the table never followed it). The referee can
-undo it when it is the last event (:meth:`~..referee.session.Session.can_undo`). When legal
-visible events from the engine's state explain every difference at once (a move the camera
-missed), they are offered too (:attr:`TableCheck.missed`), for the referee to enter.
+When legal visible events from the engine's state explain every difference at once (a move the
+camera missed), they are offered (:attr:`TableCheck.missed`), for the referee to enter, and each
+difference they change is theirs (:attr:`Finding.missed`): it is not traced to a committed event,
+so no undo of a right event is suggested. Every other difference is traced to the committed event
+that most likely caused it: walking back the record, the most recent event that changed that
+slot's expected look, preferring one whose state before shows what the table shows now (the
+table never followed it). The referee can undo it when it is the last event
+(:meth:`~..referee.session.Session.can_undo`).
 """
 
 from __future__ import annotations
@@ -71,17 +73,29 @@ class Cause:
 class Finding:
     """One difference: the ``cell`` ``(r, c)`` (or ``("card",)``), ``kind`` (``"correction"`` or
     ``"question"``), the slots it is about, one ``sentence``, and its ``cause`` (or None when no
-    committed event changed that slot: the table differed from the start)."""
+    committed event changed that slot: the table differed from the start, or a missed move
+    explains it). ``missed`` names the move(s) the camera missed that explain this difference
+    (:attr:`TableCheck.missed`; "" when none does): the difference is then theirs, to be entered,
+    not a committed event's, to be undone, so ``cause`` is None; unless the missed move only
+    takes the table back to how it was before the last event, which undoing that event explains
+    as well: then both are given."""
 
     cell: tuple
     kind: str
     slots: tuple
     sentence: str
     cause: Cause | None = None
+    missed: str = ""
 
     def text(self) -> str:
-        """The sentence with its cause: ``"Take the sand off C3 (after event 12: player 1: remove
-        sand at C3)."``"""
+        """The sentence with its cause: ``"Take the sand off C3 (since event 12: player 1: remove
+        sand at C3)."``, or with the missed move that explains it: ``"... (a move the camera
+        missed: player 1: move to B2)."``."""
+        if self.missed and self.cause is not None:
+            return (f"{self.sentence[:-1]} (since event {self.cause.index}: {self.cause.text}; "
+                    f"or a move the camera missed: {self.missed}).")
+        if self.missed:
+            return f"{self.sentence[:-1]} (a move the camera missed: {self.missed})."
         if self.cause is None:
             return self.sentence
         return f"{self.sentence[:-1]} (since event {self.cause.index}: {self.cause.text})."
@@ -128,11 +142,13 @@ class TableCheck:
 
     def to_json(self) -> dict[str, Any]:
         """``{"corrections": [...], "questions": [...], "missed": [event objects], "missed_text": str}``,
-        each finding ``{"cell", "name", "sentence", "cause": {"index", "text", "undoable"} | None}``."""
+        each finding ``{"cell", "name", "sentence", "cause": {"index", "text", "undoable"} | None,
+        "missed": str | None}`` (``missed``: the missed move that explains it, see :class:`Finding`)."""
         def one(f: Finding) -> dict[str, Any]:
             cause = None if f.cause is None else {"index": f.cause.index, "text": f.cause.text,
                                                    "undoable": f.cause.undoable}
-            return {"cell": list(f.cell), "name": cell_name(f.cell), "sentence": f.sentence, "cause": cause}
+            return {"cell": list(f.cell), "name": cell_name(f.cell), "sentence": f.sentence, "cause": cause,
+                    "missed": f.missed or None}
         return {"corrections": [one(f) for f in self.corrections], "questions": [one(f) for f in self.questions],
                 "missed": [e.to_json() for e in self.missed], "missed_text": self.missed_text}
 
@@ -280,7 +296,10 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
         Its findings: each face, sand or parts slot whose reading differs from the engine's
         label by :func:`_level`; the pawns' by :func:`_pawn_findings`; and, when legal visible
         events explain the sure differences (:attr:`TableCheck.missed`), a question on each
-        other tile, sand or parts slot they change whose reading they fit.
+        other tile, sand or parts slot they change whose reading they fit. A finding on a slot
+        the missed events change carries them (:attr:`Finding.missed`) and no cause (both when
+        the missed events only take the table back to before the last event); the others are
+        traced (:func:`trace`).
 
     Raises
     ------
@@ -313,12 +332,26 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
                     and r.label != want[slot] and after.get(slot) != want[slot] and r.fits(after.get(slot))
                     and (r.sure or r.label == after.get(slot))):
                 found.append(_slot_finding(model, state, slot, r.label, "question", want))
+    said = "; then ".join(model.event_text(e) for e in check.missed)
+    # the missed move only takes the table back to how it was before the last event: undoing that
+    # event explains it as well (the camera saw a move that never happened), so both are said
+    both = after is not None and len(states) > 1 and _same_table(model.expected(states[-2]), after)
     for cell, level, slots, sentence in found:
         slot = slots[0]
-        check.findings.append(Finding(cell, level, slots, sentence,
-                                      trace(model, states, events, slot, readings[slot].label)))
+        if after is not None and after.get(slot) != want.get(slot):     # the missed move's: enter it
+            cause = trace(model, states, events, slot, readings[slot].label) if both else None
+            check.findings.append(Finding(cell, level, slots, sentence, cause, said))
+        else:
+            check.findings.append(Finding(cell, level, slots, sentence,
+                                          trace(model, states, events, slot, readings[slot].label)))
     check.findings.sort(key=lambda f: (f.kind != "correction", f.cell))
     return check
+
+
+def _same_table(a: Mapping[Slot, str], b: Mapping[Slot, str]) -> bool:
+    """Whether two expected tables (:meth:`ForbiddenDesertTable.expected`) agree on every cell
+    (the card place aside: a move does not change it)."""
+    return {s: v for s, v in a.items() if s != CARD} == {s: v for s, v in b.items() if s != CARD}
 
 
 def _slot_finding(model: ForbiddenDesertTable, state: Any, slot: Slot, have: str, level: str,

@@ -162,3 +162,40 @@ def test_sand_taken_off_unseen_is_found_by_the_next_check(detector):
         check = case["check"]
         assert {f.cell for f in check.findings} & case["cells"], (case["event"], check.missed_text)
         assert bench.same_move(game_obj, case["state"], check.missed, case["event"]), check.missed_text
+
+
+def _two_moves_of_one_pawn(seed: int):
+    """(game, model, start, states, entered, k): a random game whose events ``k - 1`` and ``k``
+    (1-based) are ``move`` events of the same seat in the actions phase."""
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+
+    game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
+    _setup, start, states, entered = table_game(random_game(seed, n_players=3, max_events=80))
+    for k in range(2, len(entered) + 1):
+        a, b = entered[k - 2], entered[k - 1]
+        if (a.type == b.type == "move" and a.actor == b.actor and states[k].phase == "actions"
+                and model.expected(states[k]) != model.expected(states[k - 2])):      # not back where it was
+            return game_obj, model, start, states, entered, k
+    return None
+
+
+def test_differences_a_missed_move_explains_are_traced_to_it_not_to_an_undo():
+    """A pawn moved twice; the camera committed the first move and missed the second. The
+    differences are the second move's (where the pawn left, where it is now): each finding says
+    the missed move explains it (the move is offered to be entered), none is traced to the first
+    move, the last committed event, which the referee would then be invited to undo wrongly."""
+    found = None
+    for seed in range(1, 60):
+        found = _two_moves_of_one_pawn(seed)
+        if found:
+            break
+    assert found, "no game with two moves of one pawn in a row"
+    game_obj, model, start, states, entered, k = found
+    table = {s: Reading(v) for s, v in model.expected(states[k]).items()}       # the table after both moves
+    check = compare_table(game_obj, model, start, entered[:k - 1], table, True, states[:k])
+    assert check.missed == [entered[k - 1]], check.missed_text
+    assert check.findings
+    for f in check.findings:
+        assert f.cause is None and f.missed, f.text()
+        assert model.event_text(entered[k - 1]) in f.text()
+    assert all(f["cause"] is None and f["missed"] for f in check.to_json()["corrections"] + check.to_json()["questions"])
