@@ -77,8 +77,13 @@ class Lobby:
         self.record_dir, self.first_record, self.fixed = Path(record_dir), first_record, fixed
         self.rng = rng or random.Random()
         self.changed = threading.Condition(threading.RLock())
-        #: bumped at every change of the lobby (a game made, a choice made, a game started)
+        #: bumped at every change of the lobby (a game made, a choice made, a game started, the
+        #: table read or corrected)
         self.revision = 0
+        #: open live streams of the lobby (``/api/lobby/stream``); see :meth:`open_view`
+        self.views = 0
+        if reader is not None:                         # a new reading reaches the pages at once
+            reader.on_change = self.touch
 
     # -- who is asking --------------------------------------------------------------------------
 
@@ -188,6 +193,37 @@ class Lobby:
     def _bump(self) -> None:
         self.revision += 1
         self.changed.notify_all()
+
+    # -- the live stream of the lobby -------------------------------------------------------------
+
+    def touch(self) -> None:
+        """Say that what the lobby shows changed (the camera read the table): bumps
+        :attr:`revision` and wakes the live streams (:meth:`wait`)."""
+        with self.changed:
+            self._bump()
+
+    def wait(self, revision: int, timeout: float) -> int:
+        """Block until :attr:`revision` differs from ``revision`` or ``timeout`` seconds pass;
+        returns the current revision."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.revision != revision, timeout)
+            return self.revision
+
+    def open_view(self, limit: int) -> bool:
+        """Count one more live stream of the lobby, unless ``limit`` live streams are open
+        already, the game's (:meth:`~.session.Session.open_view`) and the lobby's together (each
+        holds a server thread); returns whether it was counted (:meth:`close_view` releases it)."""
+        with self.changed:
+            game = sum(self.session.tablets.values()) if self.session is not None else 0
+            if self.views + game >= limit:
+                return False
+            self.views += 1
+            return True
+
+    def close_view(self) -> None:
+        """A live stream of the lobby has ended."""
+        with self.changed:
+            self.views = max(0, self.views - 1)
 
     def choose(self, choice: Any, role: Role) -> dict[str, Any]:
         """A Discovery Island player's secret choices (:func:`.newgame.read_choice`), made on

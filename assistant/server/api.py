@@ -275,7 +275,7 @@ def stream():
     s = session()
     keepalive_s = current_app.config["KEEPALIVE_S"]
     limit = current_app.config.get("MAX_STREAMS", 64)
-    if not s.open_view(who, limit):
+    if not s.open_view(who, limit - lobby().views):       # the lobby's live streams hold threads too
         raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
                                                     "the page retries by itself.")
     gone = request.environ.get("waitress.client_disconnected")

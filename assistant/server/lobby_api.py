@@ -1,6 +1,10 @@
 """The API of a new game made on the tablet (see :mod:`assistant.referee.lobby`):
 
 - ``GET /api/lobby``: the table between games as the caller may see it (:func:`~assistant.referee.door.lobby`);
+- ``GET /api/lobby/stream``: the same, live (Server-Sent Events: ``event: lobby`` at once and
+  after each change; ``event: reload`` when the caller's token no longer grants what it did, e.g.
+  a game replaced the one it was a player of; ``: keep-alive`` comments). The lobby pages follow
+  it as the game pages follow ``/api/stream``;
 - ``GET /api/new/options``: what the new-game form offers (public);
 - ``POST /api/new``: the referee's form (referee token);
 - ``POST /api/choices``: a Discovery Island player's secret choices (that player's token);
@@ -13,10 +17,16 @@ Tokens and bodies are checked as for the rest of the API (:mod:`.api`).
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+import json
+import time
+from typing import Any, Callable, Iterator
+
+from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
 from ..referee import door, newgame
-from .api import body, lobby, role, token_first
+from ..referee.lobby import Lobby
+from ..referee.session import Role, SessionError
+from .api import POLL_S, body, lobby, role, token, token_first
 
 bp = Blueprint("lobby_api", __name__, url_prefix="/api")
 bp.before_request(token_first)       # as on every API route: the token before the body
@@ -28,6 +38,74 @@ def state():
     who = role()
     with lobby().changed:
         return jsonify(door.lobby(lobby(), who))
+
+
+def _gone_role(lob: Lobby, given: str | None) -> Any:
+    """The role ``given`` (a token, or None) grants now, or ``_GONE`` when it grants none."""
+    try:
+        return lob.role_of(given)
+    except SessionError:
+        return _GONE
+
+
+_GONE = object()
+
+
+def lobby_events(lob: Lobby, given: str | None, who: Role, keepalive_s: float,
+                 gone: Callable[[], bool] | None = None) -> Iterator[str]:
+    """The lobby's live stream for the caller holding token ``given`` (role ``who`` when it
+    connected): ``event: lobby`` with :func:`~assistant.referee.door.lobby`'s JSON for ``who`` at
+    once and after each change of the lobby; a ``: keep-alive`` comment after ``keepalive_s``
+    seconds of quiet. The token is asked again at every change: once it no longer grants
+    ``who`` (a new game replaced the one whose join code it was), the stream says ``event:
+    reload`` and ends, so it never tells the next game's secrets to the last game's player. It
+    ends within :data:`~.api.POLL_S` once ``gone()`` says the client closed its connection."""
+    revision, sent = None, time.monotonic()
+    while True:
+        with lob.changed:
+            if _gone_role(lob, given) != who:
+                yield "event: reload\ndata: {}\n\n"
+                return
+            now = lob.revision
+            view = door.lobby(lob, who) if now != revision else None
+        if view is not None:
+            revision = now
+            yield f"id: {now}\nevent: lobby\ndata: {json.dumps(view, separators=(',', ':'))}\n\n"
+            sent = time.monotonic()
+            continue
+        left = keepalive_s - (time.monotonic() - sent)
+        if left <= 0:
+            yield ": keep-alive\n\n"
+            sent = time.monotonic()
+            continue
+        lob.wait(revision, min(left, POLL_S) if gone is not None else left)
+        if gone is not None and gone():
+            return
+
+
+@bp.get("/lobby/stream")
+def live():
+    """The lobby as the caller may see it, live (Server-Sent Events, see :func:`lobby_events`).
+    Every open stream holds a server thread: with the game's streams, at most ``MAX_STREAMS``
+    (503 with ``Retry-After`` beyond)."""
+    who, lob = role(), lobby()
+    limit = current_app.config.get("MAX_STREAMS", 64)
+    if not lob.open_view(limit):
+        raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
+                                                    "the page retries by itself.")
+    gone = request.environ.get("waitress.client_disconnected")
+    events = lobby_events(lob, token(), who, current_app.config["KEEPALIVE_S"], gone)
+    response = Response(stream_with_context(events), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    closed: list[bool] = []
+
+    def release() -> None:                             # the server closes every response, read or not (HEAD)
+        if not closed:
+            closed.append(True)
+            lob.close_view()
+
+    response.call_on_close(release)
+    return response
 
 
 @bp.get("/new/options")

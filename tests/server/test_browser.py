@@ -239,9 +239,10 @@ def test_a_new_game_is_made_on_a_tablet_and_discovery_island_s_choices_on_each_p
     assert first.retired and lobby.draft is not None
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     referee.screenshot(path=str(ARTIFACTS / "new-game-island-waiting-820x1180.png"))
-    players = []
+    players, asked = [], []
     for seat, (cards, landing) in enumerate([(["rope", "boots"], "12,8"), (["compass", "raft", "first_aid_kit"], "20,5")]):
         page = browser.new_page(viewport=tablet)
+        page.on("request", lambda r: asked.append(r.url.split("?")[0].removeprefix(base)))
         page.goto(f"{base}/seat/{seat}?token={lobby.tokens()[str(seat)]}")
         page.wait_for_selector("#card-rope")
         for card in cards:
@@ -253,6 +254,8 @@ def test_a_new_game_is_made_on_a_tablet_and_discovery_island_s_choices_on_each_p
             page.wait_for_function("document.querySelector('#status').textContent.includes('choices are made')")
             referee.wait_for_function("document.querySelector('#chosen').textContent.includes('Ana: has chosen')")
             page.screenshot(path=str(ARTIFACTS / "new-game-island-choices-820x1180.png"))
+            page.wait_for_timeout(2500)                 # the page follows the lobby's live stream: it never polls
+            assert "/api/lobby/stream" in asked and "/api/lobby" not in asked, asked
     for page in (referee, *players):
         page.wait_for_selector("#board svg")                                # every page is in the game now
     setup = lobby.session.header["setup"]

@@ -182,15 +182,12 @@ function chosenLine(lobby) {
 }
 
 let firstRevision = null;
-async function poll() {
-  const r = await fetch(`/api/lobby${q}`);
-  if (!r.ok) { setTimeout(poll, 2000); return; }
-  const lobby = await r.json();
+function show(lobby) {
   if (firstRevision === null) firstRevision = lobby.revision;
   const onNew = location.pathname === "/new";
   if (lobby.state === "playing" && (!onNew || lobby.revision > firstRevision)) {
     if (seat !== null) location.reload(); else location.href = `/${q}`;      // the game's own page
-    return;
+    return false;
   }
   if (isReferee && lobby.table) showTable(lobby.table);
   if (isReferee && lobby.table) $("table-start").hidden = !(lobby.state === "choosing" && lobby.chosen.every(Boolean));
@@ -202,7 +199,27 @@ async function poll() {
   } else if (seat === null && !isReferee) {
     $("chosen").textContent = "";
   }
-  setTimeout(poll, 1000);
+  return true;
+}
+
+// The live lobby, as the game pages follow /api/stream: the server sends the lobby as this
+// page's role may see it at once and after each change, and "reload" once this page's token no
+// longer grants what it did (another game replaced the one it was made for). After a dropped
+// connection the browser reconnects by itself; a stream refused (503) is retried with back-off.
+let backoff = 0;
+function connect() {
+  const es = new EventSource(`/api/lobby/stream${q}`);
+  es.addEventListener("reload", () => { es.close(); location.reload(); });
+  es.addEventListener("lobby", (e) => {
+    backoff = 0;
+    if (!show(JSON.parse(e.data))) es.close();
+  });
+  es.onerror = () => {
+    if (es.readyState !== EventSource.CLOSED) return;           // the browser reconnects by itself
+    es.close();
+    backoff = Math.min(30, backoff ? 2 * backoff : 2);
+    setTimeout(connect, Math.round(1000 * backoff * (0.8 + 0.4 * Math.random())));
+  };
 }
 
 // -- a Discovery Island player's secret choices -------------------------------------------------------
@@ -262,4 +279,4 @@ if (isReferee) {
   $("table-start").onclick = startFromTable;
   gameChanged();
 }
-poll();
+connect();
