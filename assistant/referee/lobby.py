@@ -75,6 +75,8 @@ class Lobby:
         self.session, self.draft, self.reader = session, None, reader
         self.referee_token = session.tokens["referee"] if session else secrets.token_urlsafe(16)
         self.record_dir, self.first_record, self.fixed = Path(record_dir), first_record, fixed
+        #: the record path given (``serve --record``): an abandoned game gives it back
+        self.given_record = None if first_record is None else Path(first_record)
         self.rng = rng or random.Random()
         self.changed = threading.Condition(threading.RLock())
         #: bumped at every change of the lobby (a game made, a choice made, a game started, the
@@ -272,6 +274,33 @@ class Lobby:
                 raise SessionError(exc.status, exc.reason, "The game could not start; the referee's view "
                                                            "shows why, and your choices may be made again.") from None
             return {"state": "playing"}
+
+    def abandon(self, role: Role) -> dict[str, Any]:
+        """Abandon the Discovery Island game waiting for its players' choices (the referee's
+        "Abandon this game"): the choices made are dropped unseen, its join codes stop working,
+        nothing was recorded (its record path, when ``serve --record`` gave it, goes to the
+        next game). The only way to replace such a game while the camera reads the table
+        (:meth:`create` is refused there); elsewhere a new game may also replace it. Returns
+        ``{"state": "none"}``.
+
+        Raises
+        ------
+        SessionError
+            403 unless the referee asks; 409 ``no_draft`` when no game waits for choices.
+        """
+        if role != "referee":
+            raise SessionError(403, "referee_only", "Only the referee token can abandon a game.")
+        with self.changed:
+            draft = self.draft
+            if draft is None:
+                raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
+            self.draft = None
+            if self.given_record is not None and draft.record == self.given_record:
+                self.first_record = draft.record
+            if self.reader is not None:                # the table is checked against no set-up again
+                self.reader.set_context(None)
+            self._bump()
+        return {"state": "none"}
 
     # -- a game started from the table the camera read ----------------------------------------------
 

@@ -5,8 +5,11 @@
   after each change; ``event: reload`` when the caller's token no longer grants what it did, e.g.
   a game replaced the one it was a player of; ``: keep-alive`` comments). The lobby pages follow
   it as the game pages follow ``/api/stream``;
+- ``GET /api/lobby/map.svg``: the island a Discovery Island player taps the opponent's landing on;
 - ``GET /api/new/options``: what the new-game form offers (public);
 - ``POST /api/new``: the referee's form (referee token);
+- ``POST /api/new/abandon``: abandon a Discovery Island game waiting for its players' choices
+  (referee token; also when the camera reads the table, where no game may replace it);
 - ``POST /api/choices``: a Discovery Island player's secret choices (that player's token);
 - ``POST /api/table/read``, ``/api/table/correct``, ``/api/table/start``: the opening table read
   by the camera (``serve --game G --source S`` without ``--setup``): read it again, correct a
@@ -108,6 +111,24 @@ def live():
     return response
 
 
+@bp.get("/lobby/map.svg")
+def landing_map():
+    """The island of the Discovery Island game waiting for its players' choices, as SVG: every
+    hex a ``<polygon data-cell="col,row">``, those a landing may be chosen on (land without a
+    feature, rules §5.1) with ``class="landable"``, for the choice form's taps. The map is public
+    (the same for every role): it holds no choice. 409 in one sentence when no game waits."""
+    from ..games.discovery_island.drawing import board_svg
+    from ..games.discovery_island.geometry import to_offset
+
+    with lobby().changed:
+        draft = lobby().draft
+    if draft is None:
+        raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
+    island = draft.game.island
+    svg = board_svg(island, {}, {to_offset(*h) for h in island.featureless_land})
+    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
 @bp.get("/new/options")
 def options():
     """The games, players' limits, adventurers, difficulties, colours and radii on offer."""
@@ -118,6 +139,13 @@ def options():
 def create():
     """Start the game the referee's form describes (201); see :meth:`~assistant.referee.lobby.Lobby.create`."""
     return jsonify(lobby().create(body(), role())), 201
+
+
+@bp.post("/new/abandon")
+def abandon():
+    """Abandon the Discovery Island game waiting for its players' choices; see
+    :meth:`~assistant.referee.lobby.Lobby.abandon`."""
+    return jsonify(lobby().abandon(role()))
 
 
 @bp.post("/choices")

@@ -176,6 +176,12 @@ async function startFromTable() {          // a game that waited for its players
   if (ok) location.href = `/${q}`;
 }
 
+async function abandonGame() {             // the choices made are dropped unseen; the join codes stop working
+  if (!confirm("Abandon this game? The players' choices are dropped and their join codes stop working.")) return;
+  const { ok } = await post("/api/new/abandon", {});
+  if (ok) setStatus("The game was abandoned: make a new one.");
+}
+
 // -- the table between games, for every role ------------------------------------------------------
 function chosenLine(lobby) {
   return lobby.names.map((name, s) => `${name}: ${lobby.chosen[s] ? "has chosen" : "choosing…"}`).join(" · ");
@@ -198,6 +204,10 @@ function show(lobby) {
     if (seat !== null) choicesForm(lobby);
   } else if (seat === null && !isReferee) {
     $("chosen").textContent = "";
+  } else if (isReferee && lobby.state === "none") {   // no game (one was abandoned): the form again
+    $("waiting").hidden = true;
+    $("new-game").hidden = false;
+    $("join").replaceChildren();
   }
   return true;
 }
@@ -233,6 +243,22 @@ function showCost(budget) {
   $("cost").textContent = `${total} of ${budget} points`;
   $("cost").classList.toggle("bad", total > budget);
 }
+// The island drawn by the server: tapping a hex of land without a feature fills the landing in
+// (typing it stays possible); the server checks it again when the choices are confirmed.
+async function landingMap() {
+  const r = await fetch(`/api/lobby/map.svg${q}`);
+  if (!r.ok) return;                                  // the typed hex still works
+  $("landing-map").innerHTML = await r.text();
+  const mark = () => document.querySelectorAll("#landing-map polygon").forEach((p) => {
+    p.classList.toggle("picked", p.dataset.cell === $("landing").value.replaceAll(" ", ""));
+  });
+  document.querySelectorAll("#landing-map polygon.landable").forEach((p) => {
+    p.onclick = () => { $("landing").value = p.dataset.cell; mark(); setStatus(`Your opponent lands on ${p.dataset.cell}; confirm to send it.`); };
+  });
+  $("landing").oninput = mark;
+  mark();
+}
+
 function choicesForm(lobby) {
   if (cardsShown) return;
   cardsShown = true;
@@ -248,6 +274,7 @@ function choicesForm(lobby) {
     return label;
   }));
   if (mine.landing) $("landing").value = mine.landing.join(",");
+  landingMap();
   $("landing").placeholder = `column 0-${opts.width - 1}, row 0-${opts.height - 1}`;
   showCost(opts.budget);
   $("choices").onsubmit = async (e) => {
@@ -277,6 +304,7 @@ if (isReferee) {
   $("fix-cancel").onclick = () => { $("fix").hidden = true; };
   $("read-again").onclick = readAgain;
   $("table-start").onclick = startFromTable;
+  $("abandon").onclick = abandonGame;
   gameChanged();
 }
 connect();
