@@ -171,7 +171,8 @@ def same_move(game, state, offered: list, event) -> bool:
     """Whether a check offered the move cut out, judged by where it leaves the game.
 
     Takes Forbidden Desert's ``game`` (:func:`~..games.get_game`), the engine's ``state``, the
-    check's ``offered`` events (:attr:`~..tracking.desert_check.TableCheck.missed`) and the
+    check's ``offered`` events (one of :attr:`~..tracking.desert_check.TableCheck.missed_options`:
+    a card-drawing excavation is offered once per card) and the
     ``event`` cut out; returns True when ``offered`` is one event of the same type after which
     the game's summary is the one after ``event`` (an offer names what the camera sees,
     "excavate reveals gear", where the record names the tile and the card drawn, "reveals
@@ -231,7 +232,7 @@ def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int =
             c = case["check"]
             found += any(f.cell in case["cells"] for f in c.findings)
             identified += c.missed == [case["event"]]
-            same += same_move(game_obj, case["state"], c.missed, case["event"])
+            same += any(same_move(game_obj, case["state"], seq, case["event"]) for seq in c.missed_options)
         print(f"  a missed move (cut out; own renderer, normal light, games 31000+): found by the next check "
               f"{found}/{missed} ({100 * found / max(missed, 1):.1f} %), the move itself offered "
               f"{identified}/{missed} (as recorded), {same}/{missed} (the same move: the same position after it)",

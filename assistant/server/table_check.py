@@ -145,8 +145,9 @@ class TableChecker:
             if f.cause is not None and f.cause.index == last and s.can_undo("referee"):
                 text += " It is the last event: undo it if it was wrong."
             s.notify("info" if f.kind == "correction" else "ask", text, [f.cell], referee_only=True)
-        if check.missed:
-            s.notify("ask", check.missed_text, check.cells(), options=[[e.to_json() for e in check.missed]],
+        if check.missed:                            # one option per equipment card an excavation may have drawn
+            options = check.missed_options or [check.missed]
+            s.notify("ask", check.missed_text, check.cells(), options=[[e.to_json() for e in seq] for seq in options],
                      referee_only=True)
 
 

@@ -41,6 +41,7 @@ from typing import Any, Mapping, Sequence
 
 from ..games.base import Event, Game
 from .base import Reading, Slot, search
+from .desert_cards import one_move_but_the_card, with_card_drawn, without_card
 from .forbidden_desert import CARD, ForbiddenDesertTable, cell_name, colours_of
 
 #: a difference read at least this sure (confidence) becomes a correction, per slot kind (pawns
@@ -115,11 +116,17 @@ class TableCheck:
         one sequence fits. The cells they change are among the findings (questions at least).
     missed_text : str
         One sentence naming them, or "".
+    missed_options : list of list of Event
+        What the referee may post for them: ``[missed]``; or, when an excavation among them
+        draws an equipment card the camera cannot see (a physical deck, rules §5.3), one
+        sequence per card still possible (:func:`~.desert_cards.with_card_drawn`), ``missed``
+        then leaving the card out. Empty when ``missed`` is.
     """
 
     findings: list = field(default_factory=list)
     missed: list = field(default_factory=list)
     missed_text: str = ""
+    missed_options: list = field(default_factory=list)
 
     @property
     def corrections(self) -> list[Finding]:
@@ -141,7 +148,8 @@ class TableCheck:
         return list(dict.fromkeys(f.cell for f in self.findings))
 
     def to_json(self) -> dict[str, Any]:
-        """``{"corrections": [...], "questions": [...], "missed": [event objects], "missed_text": str}``,
+        """``{"corrections": [...], "questions": [...], "missed": [event objects], "missed_text": str,
+        "missed_options": [[event objects], ...]}``,
         each finding ``{"cell", "name", "sentence", "cause": {"index", "text", "undoable"} | None,
         "missed": str | None}`` (``missed``: the missed move that explains it, see :class:`Finding`)."""
         def one(f: Finding) -> dict[str, Any]:
@@ -150,7 +158,8 @@ class TableCheck:
             return {"cell": list(f.cell), "name": cell_name(f.cell), "sentence": f.sentence, "cause": cause,
                     "missed": f.missed or None}
         return {"corrections": [one(f) for f in self.corrections], "questions": [one(f) for f in self.questions],
-                "missed": [e.to_json() for e in self.missed], "missed_text": self.missed_text}
+                "missed": [e.to_json() for e in self.missed], "missed_text": self.missed_text,
+                "missed_options": [[e.to_json() for e in seq] for seq in self.missed_options]}
 
 
 def _level(reading: Reading, kind: str) -> str | None:
@@ -324,7 +333,8 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
             found.append(_slot_finding(model, state, slot, r.label, level))
     found += _pawn_findings(want, readings, pawns_by_change)
     check = TableCheck()
-    check.missed, check.missed_text, after = _missed(game, model, state, readings, pawns_by_change)
+    check.missed, check.missed_text, after, check.missed_options = _missed(game, model, state, readings,
+                                                                           pawns_by_change)
     if after is not None:                           # the cells a missed move explains are asked about
         stated = {f[0] for f in found}
         for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
@@ -372,26 +382,34 @@ def _slot_finding(model: ForbiddenDesertTable, state: Any, slot: Slot, have: str
 
 
 def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mapping[Slot, Reading],
-            pawns_by_change: bool) -> tuple[list[Event], str, dict | None]:
+            pawns_by_change: bool) -> tuple[list[Event], str, dict | None, list[list[Event]]]:
     """Legal visible events from ``state`` that make the engine's table the one read (the
     tracker's search, :func:`~.base.search`, over the cells where a sure reading differs from the
-    engine), when exactly one sequence fits with no sure reading against it: ``(events,
-    sentence, the table expected after them)``, or ``([], "", None)``."""
+    engine), when exactly one sequence fits with no sure reading against it (sequences that
+    differ only in the equipment card an excavation draws are one: the camera cannot see it):
+    ``(events, sentence, the table expected after them, what the referee may post)`` (see
+    :attr:`TableCheck.missed_options`), or ``([], "", None, [])``."""
     trusted = {s: r for s, r in readings.items() if s != CARD and (s[0] != "pawns" or pawns_by_change)}
     want = model.expected(state)
     cells = {model.cell_of(s) for s, r in trusted.items()
              if s in want and r.sure and r.label not in (want[s], "unknown")}
     if not cells:
-        return [], "", None
+        return [], "", None, []
     found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
     if not found:
-        return [], "", None
+        return [], "", None, []
     best = [e for e in found if e.mismatches - found[0].mismatches < 0.1 and len(e.events) == len(found[0].events)]
     if len({model.expected(e.state).__repr__() for e in best}) != 1:
-        return [], "", None
-    events = list(best[0].events)
+        return [], "", None, []
+    events = one_move_but_the_card([list(e.events) for e in best]) or list(best[0].events)
+    options = with_card_drawn(game, state, events)
+    if not options:
+        return [], "", None, []
+    card = len(options) > 1                         # the card drawn is the referee's to enter
+    events = [without_card(e) for e in events] if card else options[0]
+    enter = "Enter it with the equipment card drawn" if card else "Enter it"
     return events, ("The table shows what the camera did not see: " + "; then ".join(model.event_text(e) for e in events)
-                    + ". Enter it, or put the table back as said."), model.expected(best[0].state)
+                    + f". {enter}, or put the table back as said."), model.expected(best[0].state), options
 
 
 def check_table(detector, frame, homography, camera_matrix, game: Game, start: Any, events: Sequence[Event],
