@@ -21,15 +21,14 @@ Tokens and bodies are checked as for the rest of the API (:mod:`.api`).
 from __future__ import annotations
 
 import json
-import time
 from typing import Any, Callable, Iterator
 
-from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from ..referee import door, newgame
 from ..referee.lobby import Lobby
 from ..referee.session import Role, SessionError
-from .api import POLL_S, body, lobby, role, token, token_first
+from .api import RELOAD, body, event_stream, lobby, role, stream_response, token, token_first
 
 bp = Blueprint("lobby_api", __name__, url_prefix="/api")
 bp.before_request(token_first)       # as on every API route: the token before the body
@@ -62,28 +61,21 @@ def lobby_events(lob: Lobby, given: str | None, who: Role, keepalive_s: float,
     seconds of quiet. The token is asked again at every change: once it no longer grants
     ``who`` (a new game replaced the one whose join code it was), the stream says ``event:
     reload`` and ends, so it never tells the next game's secrets to the last game's player. It
-    ends within :data:`~.api.POLL_S` once ``gone()`` says the client closed its connection."""
-    revision, sent = None, time.monotonic()
-    while True:
+    ends within :data:`~.api.POLL_S` once ``gone()`` says the client closed its connection
+    (:func:`~.api.event_stream`)."""
+    sent = [None]                                      # the lobby's revision last sent
+
+    def step() -> tuple[str, bool]:
         with lob.changed:
             if _gone_role(lob, given) != who:
-                yield "event: reload\ndata: {}\n\n"
-                return
-            now = lob.revision
-            view = door.lobby(lob, who) if now != revision else None
-        if view is not None:
-            revision = now
-            yield f"id: {now}\nevent: lobby\ndata: {json.dumps(view, separators=(',', ':'))}\n\n"
-            sent = time.monotonic()
-            continue
-        left = keepalive_s - (time.monotonic() - sent)
-        if left <= 0:
-            yield ": keep-alive\n\n"
-            sent = time.monotonic()
-            continue
-        lob.wait(revision, min(left, POLL_S) if gone is not None else left)
-        if gone is not None and gone():
-            return
+                return RELOAD, True
+            if lob.revision == sent[0]:
+                return "", False
+            sent[0] = lob.revision
+            view = door.lobby(lob, who)
+        return f"id: {sent[0]}\nevent: lobby\ndata: {json.dumps(view, separators=(',', ':'))}\n\n", False
+
+    return event_stream(step, lambda t: lob.wait(sent[0], t), keepalive_s, gone)
 
 
 @bp.get("/lobby/stream")
@@ -97,18 +89,7 @@ def live():
         raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
                                                     "the page retries by itself.")
     gone = request.environ.get("waitress.client_disconnected")
-    events = lobby_events(lob, token(), who, current_app.config["KEEPALIVE_S"], gone)
-    response = Response(stream_with_context(events), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-    closed: list[bool] = []
-
-    def release() -> None:                             # the server closes every response, read or not (HEAD)
-        if not closed:
-            closed.append(True)
-            lob.close_view()
-
-    response.call_on_close(release)
-    return response
+    return stream_response(lobby_events(lob, token(), who, current_app.config["KEEPALIVE_S"], gone), lob.close_view)
 
 
 @bp.get("/lobby/map.svg")
