@@ -5,9 +5,11 @@ and the referee token, which stays the same from game to game.
 ``assistant serve`` without ``--game`` starts with no game: the referee creates one on the
 referee view (:meth:`Lobby.create`). Forbidden Desert and Scout Pennant start at once; Discovery
 Island first waits for each player to choose, on their own device, their equipment and where
-the opponent lands (:meth:`Lobby.choose`), and starts when both have. A new game may replace an
+the opponent lands (:meth:`Lobby.choose`), and starts when both have; the referee may abandon it
+meanwhile (:meth:`Lobby.abandon`). A new game may replace an
 ended one, or, confirmed, one in progress; the old record stays as written and the new game gets
-its own. What each role is told about all this is made by :func:`.door.lobby`.
+its own. What each role is told about all this is made by :func:`.door.lobby`, on ``/api/lobby``
+and its live stream (:meth:`Lobby.wait` wakes the stream at every change).
 """
 
 from __future__ import annotations
