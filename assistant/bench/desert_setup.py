@@ -163,7 +163,8 @@ def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size
             check = compare_table(game_obj, model, start, entered[:known], readings, True, states[:known + 1])
             cells = {model.cell_of(s) for s, v in model.expected(states[k]).items()
                      if model.expected(states[k - 1]).get(s) != v} if missed else set()
-            yield {"check": check, "cells": cells, "event": entered[k - 1], "seconds": seconds, "state": states[known]}
+            yield {"check": check, "cells": cells, "event": entered[k - 1], "seconds": seconds, "state": states[known],
+                   "readings": readings}
             done += 1
 
 
@@ -176,11 +177,24 @@ def same_move(game, state, offered: list, event) -> bool:
     ``event`` cut out; returns True when ``offered`` is one event of the same type after which
     the game's summary is the one after ``event`` (an offer names what the camera sees,
     "excavate reveals gear", where the record names the tile and the card drawn, "reveals
-    gear_4, draws jet_pack"). Raises nothing: an illegal event is simply not the same move."""
+    gear_4, draws jet_pack"; the tiles of a numbered kind, wells, tunnels and gears, are
+    identical for the rules and to the camera, so which copy an offer names is not compared:
+    :func:`rules_summary`). Raises nothing: an illegal event is simply not the same move."""
     if len(offered) != 1 or offered[0].type != event.type:
         return False
     a, b = game.apply(state, offered[0]), game.apply(state, event)
-    return bool(a) and bool(b) and game.summary(a) == game.summary(b)
+    return bool(a) and bool(b) and rules_summary(game.summary(a)) == rules_summary(game.summary(b))
+
+
+def rules_summary(summary: dict) -> dict:
+    """Forbidden Desert's ``summary`` (:func:`~..games.forbidden_desert.views.summary`) with each
+    tile of a numbered kind named by its kind (``gear_7`` -> ``gear``; components
+    ``NUMBERED_KINDS``: "identical for the rules", rules §1.2); every other field as given."""
+    from ..games.forbidden_desert.components import KIND_OF_TILE, NUMBERED_KINDS
+
+    def kind(t):
+        return KIND_OF_TILE[t] if isinstance(t, str) and KIND_OF_TILE.get(t) in NUMBERED_KINDS else t
+    return {**summary, "tiles": [[kind(t) for t in row] for row in summary["tiles"]]}
 
 
 #: the detector :func:`check_cases` reads with (set by :func:`run`; a list so tests may set it)

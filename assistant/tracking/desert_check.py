@@ -210,13 +210,18 @@ def _parts_sentence(name: str, have: str, need: str) -> tuple[str, str]:
 
 def _pawn_findings(want: Mapping[Slot, str], readings: Mapping[Slot, Reading], by_change: bool) -> list[tuple]:
     """(cell, level, slots, sentence) for the pawns: a pawn missing from its cell "belongs on"
-    it (saying where it is read instead), one read where the game has none is taken off."""
+    it (saying where it is read instead), one read where the game has none is taken off; one
+    read where the game has none and also on its own cell (:func:`read_twice`: one of the two
+    readings is wrong, the camera cannot say which) is asked about, never corrected."""
     now = {s[1:]: r for s, r in readings.items() if s[0] == "pawns"}
     out = []
     seen_at: dict[str, list] = {}
     for cell, r in now.items():
         for colour in colours_of(r.label) - colours_of(want.get(("pawns", *cell), "")):
             seen_at.setdefault(colour, []).append(cell)
+    twice = read_twice(want, readings)
+    said: set[str] = set()                          # colours said to belong on their cell
+    later = []
     for cell, r in sorted(now.items()):
         need = want.get(("pawns", *cell), "")
         if r.label == need or r.fits(need) and not by_change:
@@ -230,13 +235,49 @@ def _pawn_findings(want: Mapping[Slot, str], readings: Mapping[Slot, Reading], b
         for colour in sorted(colours_of(need) - colours_of(r.label)):
             where = seen_at.get(colour)
             at = f" (it is read on {', '.join(cell_name(c) for c in where)})" if where else ""
+            said.add(colour)
             out.append((cell, level, (("pawns", *cell),), f"The {colour} pawn belongs on {name}{at}." if level ==
                         "correction" else f"Is the {colour} pawn on {name}? The game has it there{at}."))
-        for colour in sorted(colours_of(r.label) - colours_of(need)):
-            if any(colour in colours_of(want.get(("pawns", *c), "")) for c in now if c != cell):
-                continue                            # said where it belongs
-            out.append((cell, level, (("pawns", *cell),), f"Take the {colour} pawn off {name}." if level ==
+        later += [(cell, level, colour) for colour in sorted(colours_of(r.label) - colours_of(need))]
+    for cell, level, colour in later:
+        if colour in said:
+            continue                                # said where it belongs
+        name, slots = cell_name(cell), (("pawns", *cell),)
+        if colour in twice:                         # read on its own cell as well: ask
+            home = cell_name(twice[colour])
+            out.append((cell, "question", slots, f"Is the {colour} pawn on {name}? The game has it on {home}, "
+                                                 "and it is read on both."))
+        elif not any(colour in colours_of(want.get(("pawns", *c), "")) for c in now if c != cell):
+            out.append((cell, level, slots, f"Take the {colour} pawn off {name}." if level ==
                         "correction" else f"Is the {colour} pawn on {name}? The game has none there."))
+    return out
+
+
+def read_twice(want: Mapping[Slot, str], readings: Mapping[Slot, Reading]) -> dict[str, tuple]:
+    """The pawn colours read on a cell where the engine has none while also read on the cell
+    where the engine has them (a pawn is one piece: one of the two readings is wrong).
+
+    Parameters
+    ----------
+    want : dict slot -> label
+        The engine's expected table (:meth:`~.forbidden_desert.ForbiddenDesertTable.expected`).
+    readings : dict slot -> Reading
+        The check's readings (pawn slots ``("pawns", r, c)``, labels as ``"blue+red"``).
+
+    Returns
+    -------
+    dict colour -> (r, c)
+        Each such colour and the cell the engine has it on.
+    """
+    home = {colour: s[1:] for s, v in want.items() if s[0] == "pawns" for colour in colours_of(v)}
+    out = {}
+    for slot, r in readings.items():
+        if slot[0] != "pawns":
+            continue
+        for colour in colours_of(r.label) - colours_of(want.get(slot, "")):
+            at = readings.get(("pawns", *home.get(colour, ())))
+            if colour in home and at is not None and colour in colours_of(at.label):
+                out[colour] = home[colour]
     return out
 
 
@@ -388,11 +429,19 @@ def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mappi
     engine), when exactly one sequence fits with no sure reading against it (sequences that
     differ only in the equipment card an excavation draws are one: the camera cannot see it):
     ``(events, sentence, the table expected after them, what the referee may post)`` (see
-    :attr:`TableCheck.missed_options`), or ``([], "", None, [])``."""
+    :attr:`TableCheck.missed_options`), or ``([], "", None, [])``. A pawn read on a new cell and
+    still on its own (:func:`read_twice`) lets its own cell's reading decide nothing: the reader
+    by change may miss a pawn leaving a crowded cell, never one appearing on an empty one."""
     trusted = {s: r for s, r in readings.items() if s != CARD and (s[0] != "pawns" or pawns_by_change)}
     want = model.expected(state)
     cells = {model.cell_of(s) for s, r in trusted.items()
              if s in want and r.sure and r.label not in (want[s], "unknown")}
+    if pawns_by_change:                             # a pawn read twice: its own cell may have been
+        for colour, home in read_twice(want, trusted).items():     # misread as unchanged
+            slot = ("pawns", *home)
+            r = trusted[slot]
+            trusted[slot] = Reading(r.label, 0.0, 0.0, r.alternatives)      # decides nothing
+            cells.add(model.cell_of(slot))
     if not cells:
         return [], "", None, []
     found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
