@@ -170,16 +170,17 @@ class Lobby:
                 self.draft = Draft(new, tokens, record)
                 self._bump()
                 return {"state": "choosing"}
-            self._start(new.game_id, new.setup, new.names, tokens, record)
+            self._start(new.game_id, new.setup, new.names, tokens, record, new.rulings)
             return {"state": "playing"}
 
     def _start(self, game_id: str, setup: dict[str, Any], names: list[str], tokens: dict[str, str],
-               record: Path) -> None:
-        """Start the session (the caller holds the lock); the old one is retired only once the
-        new one's record is written."""
+               record: Path, rulings: dict[str, Any] | None = None) -> None:
+        """Start the session (the caller holds the lock) under ``rulings`` (the header's; None or
+        empty: the rules' defaults); the old one is retired only once the new one's record is
+        written."""
         try:
             record.parent.mkdir(parents=True, exist_ok=True)
-            session = Session.start(game_id, setup, None, record, tokens=tokens, names=names)
+            session = Session.start(game_id, setup, rulings or None, record, tokens=tokens, names=names)
         except MalformedError as exc:                  # the form's checks make this unreachable
             raise SessionError(400, "bad_setup", f"That set-up is invalid: {exc}.") from None
         except OSError as exc:
@@ -264,13 +265,14 @@ class Lobby:
             if draft.from_table:                      # the referee starts it once the table is confirmed
                 draft.setup = setup
                 try:
-                    self.reader.set_context(self.reader.kit.context(setup))
+                    self.reader.set_context(self.reader.kit.context(setup, draft.game.rulings))
                 except (MalformedError, ValueError):   # the start says why, to the referee
                     self.reader.set_context(None)
                 self._bump()
                 return {"state": "chosen"}
             try:
-                self._start(draft.game.game_id, setup, draft.game.names, draft.tokens, draft.record)
+                self._start(draft.game.game_id, setup, draft.game.names, draft.tokens, draft.record,
+                            draft.game.rulings)
             except SessionError as exc:                # never the set-up's words: they hold both secrets
                 del draft.choices[role]
                 raise SessionError(exc.status, exc.reason, "The game could not start; the referee's view "
@@ -388,15 +390,15 @@ class Lobby:
                 new = newgame.read_form(form, self.rng)
             except newgame.FormError as exc:
                 raise _refused(exc) from None
-            setup, names, seats = new.setup, new.names, new.seats
+            setup, names, seats, rulings = new.setup, new.names, new.seats, new.rulings
             if kit.secret:                             # the players choose in secret first
                 return self._draft_for_table(new)
         elif chosen is None:
             raise SessionError(409, "choices_pending", "The players have not both made their secret choices yet.")
         else:
-            setup, names, seats = chosen, draft.game.names, draft.game.seats
+            setup, names, seats, rulings = chosen, draft.game.names, draft.game.seats, draft.game.rulings
         try:
-            context = kit.context(setup)
+            context = kit.context(setup, rulings)
         except MalformedError:                         # the lobby's checks make this unreachable; never
             raise SessionError(400, "bad_setup",       # the engine's words: they may name a secret choice
                                "The game's set-up is not one the rules accept.") from None
@@ -430,7 +432,7 @@ class Lobby:
             else:
                 tokens = {"referee": self.referee_token, **{str(s): secrets.token_urlsafe(16) for s in range(seats)}}
                 record = self._record(kit.game_id)
-            self._start(kit.game_id, setup, names, tokens, record)
+            self._start(kit.game_id, setup, names, tokens, record, rulings)
             reader.follow(self.session)
         return {"state": "playing"}
 

@@ -96,7 +96,7 @@ def live():
 def landing_map():
     """The island of the Discovery Island game waiting for its players' choices, as SVG: every
     hex a ``<polygon data-cell="col,row">``, those a landing may be chosen on (land without a
-    feature, rules §5.1) with ``class="landable"``, for the choice form's taps. The map is public
+    feature, rules §5.1; any land under the ruling ``start_on_feature``, §5.11) with ``class="landable"``, for the choice form's taps. The map is public
     (the same for every role): it holds no choice. 409 in one sentence when no game waits."""
     from ..games.discovery_island.drawing import board_svg
     from ..games.discovery_island.geometry import to_offset
@@ -106,7 +106,8 @@ def landing_map():
     if draft is None:
         raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
     island = draft.game.island
-    svg = board_svg(island, {}, {to_offset(*h) for h in island.featureless_land})
+    land = island.land if draft.game.rulings.get("start_on_feature") else island.featureless_land
+    svg = board_svg(island, {}, {to_offset(*h) for h in land})
     return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 

@@ -73,7 +73,9 @@ function form() {
   }
   if (game === "forbidden-desert") out.difficulty = $("difficulty").value;
   if (game === "scout-pennant") { out.radius = Number($("radius").value); out.variant = $("variant").value; }
-  if (game === "discovery-island") { out.map = $("map").value; out.data = $("data").value; }
+  if (game === "discovery-island") {
+    out.map = $("map").value; out.data = $("data").value; out.start_on_feature = $("start-on-feature").checked;
+  }
   if (game !== "forbidden-desert") out.first_player = $("first").value === "random" ? "random" : Number($("first").value);
   return out;
 }
@@ -274,6 +276,9 @@ function choicesForm(lobby) {
     return label;
   }));
   if (mine.landing) $("landing").value = mine.landing.join(",");
+  if (opts.start_on_feature) {            // the referee's ruling: any land hex, a checkpoint or cache too
+    $("landing-how").textContent = "Where does your opponent land? Tap a hex of land on the map (a checkpoint or cache too, by this game's ruling), or type it below.";
+  }
   landingMap();
   $("landing").placeholder = `column 0-${opts.width - 1}, row 0-${opts.height - 1}`;
   showCost(opts.budget);
