@@ -19,7 +19,11 @@ set-up tables of seeds 900-919; measuring uses the seeds below):
 - **a missed move**: the engine one visible move behind the table (the move cut out), the
   reference the still before it: found when the check raises a correction or question on a
   cell the move changed, identified when it offers exactly that move (as recorded, and the same
-  move: one event leaving the game where it does, an excavation named as the camera sees it);
+  move: one event leaving the game where it does, an excavation named as the camera sees it,
+  "a gear" for ``gear_7``: the numbered copies are identical for the rules, §1.2). Events that
+  change nothing the camera reads (a card played that moves nothing, a third marker taken off
+  a stack) cannot be found by any check and are not cut out: they are counted apart and
+  printed, by type;
 - **time**: a full-table read per table on one core (OpenCV on one thread).
 """
 
@@ -132,13 +136,16 @@ def _render(state, cam, light, settings, seed: int) -> np.ndarray:
 
 
 def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size=(1280, 720),
-                types: tuple = VISIBLE) -> Iterator[dict]:
+                types: tuple = VISIBLE, unseen: collections.Counter | None = None) -> Iterator[dict]:
     """Checks on rendered game states: each ``{"check": TableCheck, "cells": cells the move
     changed, "event": the move cut out, "seconds": read time, "state": the engine's state}``.
     Without ``missed`` the engine is at the state the table shows (a correct table); with it,
     one visible move behind it (a move that changes what the camera reads: a third sand marker
     taken off a stack changes nothing a camera can see, and is entered on the tablet) of one of
-    ``types``."""
+    ``types``. ``unseen``, when given, counts the actions-phase events of the games drawn that
+    cannot be cut out so: ``("invisible", type)`` for each that changes nothing the camera reads
+    (no check can find it: it is entered on the tablet), ``("other", type)`` for each visible one
+    not of ``types``, and ``"events"`` for all."""
     game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
     done, g = 0, 0
     while done < count:
@@ -148,6 +155,14 @@ def check_cases(seed: int, count: int, missed: bool, which: str = "normal", size
         ks = [k for k in range(1, len(entered) + 1) if states[k].phase == "actions" and states[k].result == "ongoing"
               and (not missed or entered[k - 1].type in types
                    and model.expected(states[k]) != model.expected(states[k - 1]))]   # a move the table shows
+        if unseen is not None and missed:
+            for k in range(1, len(entered) + 1):
+                if states[k].phase == "actions" and states[k].result == "ongoing":
+                    unseen["events"] += 1
+                    if model.expected(states[k]) == model.expected(states[k - 1]):
+                        unseen[("invisible", entered[k - 1].type)] += 1
+                    elif entered[k - 1].type not in types:
+                        unseen[("other", entered[k - 1].type)] += 1
         for k in rng.sample(ks, min(len(ks), 3, count - done)):
             cam = camera(rng, size)
             light, settings = synth._conditions(rng, which)
@@ -197,6 +212,12 @@ def rules_summary(summary: dict) -> dict:
     return {**summary, "tiles": [[kind(t) for t in row] for row in summary["tiles"]]}
 
 
+def _by_type(counts: collections.Counter, which: str) -> str:
+    """``"N (type n, ...)"`` for the ``(which, type)`` keys of ``counts``."""
+    got = {k[1]: v for k, v in counts.items() if isinstance(k, tuple) and k[0] == which}
+    return f"{sum(got.values())} ({', '.join(f'{t} {n}' for t, n in sorted(got.items(), key=lambda kv: -kv[1]))})"
+
+
 #: the detector :func:`check_cases` reads with (set by :func:`run`; a list so tests may set it)
 det_holder: list = [None]
 
@@ -242,7 +263,8 @@ def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int =
               f"{statistics.median(times):.2f} s", flush=True)
         found = identified = same = 0
         game_obj = get_game("forbidden-desert")
-        for case in check_cases(31000, missed, True):
+        unseen: collections.Counter = collections.Counter()
+        for case in check_cases(31000, missed, True, unseen=unseen):
             c = case["check"]
             found += any(f.cell in case["cells"] for f in c.findings)
             identified += c.missed == [case["event"]]
@@ -251,6 +273,9 @@ def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int =
               f"{found}/{missed} ({100 * found / max(missed, 1):.1f} %), the move itself offered "
               f"{identified}/{missed} (as recorded), {same}/{missed} (the same move: the same position after it)",
               flush=True)
+        print(f"  not cut out (no check can find them, or not a kind cut out): of {unseen['events']} actions-phase "
+              f"events in those games, changing nothing the camera reads "
+              f"{_by_type(unseen, 'invisible')}; visible but of other kinds {_by_type(unseen, 'other')}", flush=True)
     if "kits" in parts:
         from .kit_setup import run as kits
 
