@@ -429,22 +429,25 @@ def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mappi
     engine), when exactly one sequence fits with no sure reading against it (sequences that
     differ only in the equipment card an excavation draws are one: the camera cannot see it):
     ``(events, sentence, the table expected after them, what the referee may post)`` (see
-    :attr:`TableCheck.missed_options`), or ``([], "", None, [])``. A pawn read on a new cell and
-    still on its own (:func:`read_twice`) lets its own cell's reading decide nothing: the reader
-    by change may miss a pawn leaving a crowded cell, never one appearing on an empty one."""
+    :attr:`TableCheck.missed_options`), or ``([], "", None, [])``. When nothing fits and a pawn
+    is read on a new cell and still on its own (:func:`read_twice`), the search is made again
+    with its own cell's reading deciding nothing (the reader by change may miss a pawn leaving
+    its cell); only then, so that a pawn read where none is does not pull in a move that a
+    shorter explanation does without."""
     trusted = {s: r for s, r in readings.items() if s != CARD and (s[0] != "pawns" or pawns_by_change)}
     want = model.expected(state)
     cells = {model.cell_of(s) for s, r in trusted.items()
              if s in want and r.sure and r.label not in (want[s], "unknown")}
-    if pawns_by_change:                             # a pawn read twice: its own cell may have been
-        for colour, home in read_twice(want, trusted).items():     # misread as unchanged
-            slot = ("pawns", *home)
-            r = trusted[slot]
-            trusted[slot] = Reading(r.label, 0.0, 0.0, r.alternatives)      # decides nothing
-            cells.add(model.cell_of(slot))
     if not cells:
         return [], "", None, []
     found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
+    twice = read_twice(want, trusted) if pawns_by_change and not found else {}
+    if twice:                                       # a pawn read twice: its own cell may have been
+        for home in twice.values():                 # misread as unchanged, so it decides nothing
+            r = trusted[("pawns", *home)]
+            trusted[("pawns", *home)] = Reading(r.label, 0.0, 0.0, r.alternatives)
+            cells.add(model.cell_of(("pawns", *home)))
+        found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
     if not found:
         return [], "", None, []
     best = [e for e in found if e.mismatches - found[0].mismatches < 0.1 and len(e.events) == len(found[0].events)]
