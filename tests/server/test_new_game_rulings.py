@@ -47,3 +47,9 @@ def test_a_ruling_that_is_not_true_or_false_is_refused_in_one_sentence(tmp_path,
     lobby, client, referee = lobby_client(tmp_path)
     r = client.post("/api/new", json={**DI, "start_on_feature": value}, headers=referee)
     assert r.status_code == 400 and "start_on_feature" in one_sentence(r) and lobby.draft is None
+
+
+def test_the_referee_s_form_offers_the_ruling(tmp_path):
+    lobby, client, referee = lobby_client(tmp_path)
+    page = client.get(f"/?token={lobby.referee_token}").get_data(as_text=True)
+    assert 'id="start-on-feature"' in page and "start_on_feature" in page
