@@ -5,9 +5,11 @@ and the referee token, which stays the same from game to game.
 ``assistant serve`` without ``--game`` starts with no game: the referee creates one on the
 referee view (:meth:`Lobby.create`). Forbidden Desert and Scout Pennant start at once; Discovery
 Island first waits for each player to choose, on their own device, their equipment and where
-the opponent lands (:meth:`Lobby.choose`), and starts when both have. A new game may replace an
+the opponent lands (:meth:`Lobby.choose`), and starts when both have; the referee may abandon it
+meanwhile (:meth:`Lobby.abandon`). A new game may replace an
 ended one, or, confirmed, one in progress; the old record stays as written and the new game gets
-its own. What each role is told about all this is made by :func:`.door.lobby`.
+its own. What each role is told about all this is made by :func:`.door.lobby`, on ``/api/lobby``
+and its live stream (:meth:`Lobby.wait` wakes the stream at every change).
 """
 
 from __future__ import annotations
@@ -75,10 +77,17 @@ class Lobby:
         self.session, self.draft, self.reader = session, None, reader
         self.referee_token = session.tokens["referee"] if session else secrets.token_urlsafe(16)
         self.record_dir, self.first_record, self.fixed = Path(record_dir), first_record, fixed
+        #: the record path given (``serve --record``): an abandoned game gives it back
+        self.given_record = None if first_record is None else Path(first_record)
         self.rng = rng or random.Random()
         self.changed = threading.Condition(threading.RLock())
-        #: bumped at every change of the lobby (a game made, a choice made, a game started)
+        #: bumped at every change of the lobby (a game made, a choice made, a game started, the
+        #: table read or corrected)
         self.revision = 0
+        #: open live streams of the lobby (``/api/lobby/stream``); see :meth:`open_view`
+        self.views = 0
+        if reader is not None:                         # a new reading reaches the pages at once
+            reader.on_change = self.touch
 
     # -- who is asking --------------------------------------------------------------------------
 
@@ -161,16 +170,17 @@ class Lobby:
                 self.draft = Draft(new, tokens, record)
                 self._bump()
                 return {"state": "choosing"}
-            self._start(new.game_id, new.setup, new.names, tokens, record)
+            self._start(new.game_id, new.setup, new.names, tokens, record, new.rulings)
             return {"state": "playing"}
 
     def _start(self, game_id: str, setup: dict[str, Any], names: list[str], tokens: dict[str, str],
-               record: Path) -> None:
-        """Start the session (the caller holds the lock); the old one is retired only once the
-        new one's record is written."""
+               record: Path, rulings: dict[str, Any] | None = None) -> None:
+        """Start the session (the caller holds the lock) under ``rulings`` (the header's; None or
+        empty: the rules' defaults); the old one is retired only once the new one's record is
+        written."""
         try:
             record.parent.mkdir(parents=True, exist_ok=True)
-            session = Session.start(game_id, setup, None, record, tokens=tokens, names=names)
+            session = Session.start(game_id, setup, rulings or None, record, tokens=tokens, names=names)
         except MalformedError as exc:                  # the form's checks make this unreachable
             raise SessionError(400, "bad_setup", f"That set-up is invalid: {exc}.") from None
         except OSError as exc:
@@ -188,6 +198,37 @@ class Lobby:
     def _bump(self) -> None:
         self.revision += 1
         self.changed.notify_all()
+
+    # -- the live stream of the lobby -------------------------------------------------------------
+
+    def touch(self) -> None:
+        """Say that what the lobby shows changed (the camera read the table): bumps
+        :attr:`revision` and wakes the live streams (:meth:`wait`)."""
+        with self.changed:
+            self._bump()
+
+    def wait(self, revision: int, timeout: float) -> int:
+        """Block until :attr:`revision` differs from ``revision`` or ``timeout`` seconds pass;
+        returns the current revision."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.revision != revision, timeout)
+            return self.revision
+
+    def open_view(self, limit: int) -> bool:
+        """Count one more live stream of the lobby, unless ``limit`` live streams are open
+        already, the game's (:meth:`~.session.Session.open_view`) and the lobby's together (each
+        holds a server thread); returns whether it was counted (:meth:`close_view` releases it)."""
+        with self.changed:
+            game = sum(self.session.tablets.values()) if self.session is not None else 0
+            if self.views + game >= limit:
+                return False
+            self.views += 1
+            return True
+
+    def close_view(self) -> None:
+        """A live stream of the lobby has ended."""
+        with self.changed:
+            self.views = max(0, self.views - 1)
 
     def choose(self, choice: Any, role: Role) -> dict[str, Any]:
         """A Discovery Island player's secret choices (:func:`.newgame.read_choice`), made on
@@ -224,18 +265,46 @@ class Lobby:
             if draft.from_table:                      # the referee starts it once the table is confirmed
                 draft.setup = setup
                 try:
-                    self.reader.set_context(self.reader.kit.context(setup))
+                    self.reader.set_context(self.reader.kit.context(setup, draft.game.rulings))
                 except (MalformedError, ValueError):   # the start says why, to the referee
                     self.reader.set_context(None)
                 self._bump()
                 return {"state": "chosen"}
             try:
-                self._start(draft.game.game_id, setup, draft.game.names, draft.tokens, draft.record)
+                self._start(draft.game.game_id, setup, draft.game.names, draft.tokens, draft.record,
+                            draft.game.rulings)
             except SessionError as exc:                # never the set-up's words: they hold both secrets
                 del draft.choices[role]
                 raise SessionError(exc.status, exc.reason, "The game could not start; the referee's view "
                                                            "shows why, and your choices may be made again.") from None
             return {"state": "playing"}
+
+    def abandon(self, role: Role) -> dict[str, Any]:
+        """Abandon the Discovery Island game waiting for its players' choices (the referee's
+        "Abandon this game"): the choices made are dropped unseen, its join codes stop working,
+        nothing was recorded (its record path, when ``serve --record`` gave it, goes to the
+        next game). The only way to replace such a game while the camera reads the table
+        (:meth:`create` is refused there); elsewhere a new game may also replace it. Returns
+        ``{"state": "none"}``.
+
+        Raises
+        ------
+        SessionError
+            403 unless the referee asks; 409 ``no_draft`` when no game waits for choices.
+        """
+        if role != "referee":
+            raise SessionError(403, "referee_only", "Only the referee token can abandon a game.")
+        with self.changed:
+            draft = self.draft
+            if draft is None:
+                raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
+            self.draft = None
+            if self.given_record is not None and draft.record == self.given_record:
+                self.first_record = draft.record
+            if self.reader is not None:                # the table is checked against no set-up again
+                self.reader.set_context(None)
+            self._bump()
+        return {"state": "none"}
 
     # -- a game started from the table the camera read ----------------------------------------------
 
@@ -321,15 +390,15 @@ class Lobby:
                 new = newgame.read_form(form, self.rng)
             except newgame.FormError as exc:
                 raise _refused(exc) from None
-            setup, names, seats = new.setup, new.names, new.seats
+            setup, names, seats, rulings = new.setup, new.names, new.seats, new.rulings
             if kit.secret:                             # the players choose in secret first
                 return self._draft_for_table(new)
         elif chosen is None:
             raise SessionError(409, "choices_pending", "The players have not both made their secret choices yet.")
         else:
-            setup, names, seats = chosen, draft.game.names, draft.game.seats
+            setup, names, seats, rulings = chosen, draft.game.names, draft.game.seats, draft.game.rulings
         try:
-            context = kit.context(setup)
+            context = kit.context(setup, rulings)
         except MalformedError:                         # the lobby's checks make this unreachable; never
             raise SessionError(400, "bad_setup",       # the engine's words: they may name a secret choice
                                "The game's set-up is not one the rules accept.") from None
@@ -363,7 +432,7 @@ class Lobby:
             else:
                 tokens = {"referee": self.referee_token, **{str(s): secrets.token_urlsafe(16) for s in range(seats)}}
                 record = self._record(kit.game_id)
-            self._start(kit.game_id, setup, names, tokens, record)
+            self._start(kit.game_id, setup, names, tokens, record, rulings)
             reader.follow(self.session)
         return {"state": "playing"}
 

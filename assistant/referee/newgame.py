@@ -27,7 +27,7 @@ PLAYERS = {"forbidden-desert": (2, 5), "discovery-island": (2, 2), "scout-pennan
 RADII = (2, 8)
 #: Fields of the form, per game (``game`` and ``replace`` besides).
 FIELDS = {"forbidden-desert": ("players", "difficulty"),
-          "discovery-island": ("players", "map", "data", "first_player"),
+          "discovery-island": ("players", "map", "data", "first_player", "start_on_feature"),
           "scout-pennant": ("players", "radius", "variant", "first_player")}
 #: Fields of one player, per game.
 PLAYER_FIELDS = {"forbidden-desert": ("name", "adventurer"), "discovery-island": ("name",),
@@ -45,8 +45,9 @@ class FormError(ValueError):
 @dataclass
 class NewGame:
     """A game the referee asked for: ``setup`` is the header's ``setup`` (for Discovery Island
-    still without the players' secret choices, ``equipment`` and ``landing``), ``names`` one
-    per seat; ``island`` and ``bundle`` are Discovery Island's loaded map and data."""
+    still without the players' secret choices, ``equipment`` and ``landing``), ``rulings`` the
+    header's ``rulings`` (only those differing from the rules' defaults; records.md), ``names``
+    one per seat; ``island`` and ``bundle`` are Discovery Island's loaded map and data."""
 
     game_id: str
     names: list[str]
@@ -54,6 +55,7 @@ class NewGame:
     island: Any = None
     bundle: Any = None
     secret: bool = field(default=False)
+    rulings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def seats(self) -> int:
@@ -232,22 +234,30 @@ def _island(form: dict, rows: list[dict], names: list[str], rng: random.Random) 
     data = _server_path(form.get("data"), "data", "default")
     if where != "example" and Path(where).exists() and not Path(where).is_file():
         raise FormError("map", f"The map cannot be used: {where[:200]} is not a file.")
+    on_feature = form.get("start_on_feature", False)
+    if not isinstance(on_feature, bool):
+        raise FormError("start_on_feature", "Give start_on_feature as true (a landing may be a checkpoint or "
+                                            "cache) or false (the rules' reading: land without a feature).")
     island = _loaded(load_map, where, "map")
-    if not island.caches() or not island.featureless_land:
-        raise FormError("map", "The map has no cache or no featureless land hex to land on.")
+    if not island.caches() or not (island.land if on_feature else island.featureless_land):
+        raise FormError("map", "The map has no cache or no land hex to land on" + ("." if on_feature else
+                               " without a feature."))
     bundle = _loaded(load_bundle, data, "data")
     setup = {"map": where, "data": data, "first_player": _first(form, 2, rng)}
-    return NewGame("discovery-island", names, setup, island, bundle, secret=True)
+    return NewGame("discovery-island", names, setup, island, bundle, secret=True,
+                   rulings={"start_on_feature": True} if on_feature else {})
 
 
 def choice_options(game: NewGame) -> dict[str, Any]:
     """What a Discovery Island player's secret-choice form offers (the same for both seats):
-    ``cards`` (name, cost, protects, terrain uses), ``budget``, the map's ``width`` and ``height``."""
+    ``cards`` (name, cost, protects, terrain uses), ``budget``, the map's ``width`` and ``height``,
+    ``start_on_feature`` (the ruling: whether a landing may be a checkpoint or cache)."""
     from ..games.discovery_island.data import EQUIPMENT_BUDGET
 
     cards = [{"name": c.name, "cost": c.cost, "protects": sorted(c.protects),
               "terrain_uses": dict(c.terrain_uses)} for c in game.bundle.cards.values()]
-    return {"cards": cards, "budget": EQUIPMENT_BUDGET, "width": game.island.width, "height": game.island.height}
+    return {"cards": cards, "budget": EQUIPMENT_BUDGET, "width": game.island.width, "height": game.island.height,
+            "start_on_feature": bool(game.rulings.get("start_on_feature"))}
 
 
 def read_choice(game: NewGame, seat: int, choice: Any) -> dict[str, Any]:
@@ -271,7 +281,8 @@ def read_choice(game: NewGame, seat: int, choice: Any) -> dict[str, Any]:
     ------
     FormError
         Unknown or repeated cards, more than the budget, a landing hex off the map, in the sea
-        or on a checkpoint or cache.
+        or, unless the game's ruling ``start_on_feature`` allows it (rules §5.11), on a
+        checkpoint or cache.
     """
     from ..games.discovery_island.data import EQUIPMENT_BUDGET
     from ..games.discovery_island.geometry import to_axial
@@ -300,7 +311,7 @@ def read_choice(game: NewGame, seat: int, choice: Any) -> dict[str, Any]:
     info = island.info(h)
     if info.terrain == "sea":
         raise FormError("landing", f"{col},{row} is sea; your opponent must land on land.")
-    if info.feature != "none":
+    if info.feature != "none" and not game.rulings.get("start_on_feature"):
         raise FormError("landing", f"{col},{row} is {info.label}; your opponent must land on a hex without a feature.")
     return {"equipment": list(cards), "landing": [col, row]}
 

@@ -239,31 +239,70 @@ def camera():
     return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
-def _events(s: Session, who: Role, keepalive_s: float, gone: Callable[[], bool] | None = None) -> Iterator[str]:
-    """The stream: a full snapshot at once, then one after each change, and a ``: keep-alive``
-    comment after ``keepalive_s`` seconds of quiet; it ends within :data:`POLL_S` once ``gone()``
-    says the client closed its connection."""
-    revision, views, sent = -1, None, time.monotonic()
-    watch_views = who == "referee"                     # the referee's page counts the live views
+def event_stream(step: Callable[[], tuple[str, bool]], wait: Callable[[float], Any], keepalive_s: float,
+                 gone: Callable[[], bool] | None = None) -> Iterator[str]:
+    """A live stream's messages: ``step()`` gives ``(message, last)``, the next whole message to
+    send (``""`` when nothing changed) and whether the stream ends after it; when nothing
+    changed, a ``: keep-alive`` comment is due after ``keepalive_s`` seconds of quiet, else
+    ``wait(seconds)`` blocks until something may have changed. The stream ends within
+    :data:`POLL_S` once ``gone()`` says the client closed its connection."""
+    sent = time.monotonic()
     while True:
-        if s.retired:                                  # another game replaced this one: the page reloads
-            yield "event: reload\ndata: {}\n\n"
-            return
-        now = (s.revision, s.views if watch_views else None)
-        if now != (revision, views):
-            revision, views = now
-            snap = s.snapshot(who)
-            yield f"id: {snap['revision']}\nevent: snapshot\ndata: {json.dumps(snap, separators=(',', ':'))}\n\n"
+        message, last = step()
+        if message:
+            yield message
             sent = time.monotonic()
+            if last:
+                return
             continue
         left = keepalive_s - (time.monotonic() - sent)
         if left <= 0:
             yield ": keep-alive\n\n"
             sent = time.monotonic()
             continue
-        s.wait(revision, min(left, POLL_S) if gone is not None else left, views)
+        wait(min(left, POLL_S) if gone is not None else left)
         if gone is not None and gone():
             return
+
+
+#: the message that tells a page to reload (its game was replaced, or its token made void)
+RELOAD = "event: reload\ndata: {}\n\n"
+
+
+def _events(s: Session, who: Role, keepalive_s: float, gone: Callable[[], bool] | None = None) -> Iterator[str]:
+    """The stream: a full snapshot at once, then one after each change, and a ``: keep-alive``
+    comment after ``keepalive_s`` seconds of quiet; it ends within :data:`POLL_S` once ``gone()``
+    says the client closed its connection (:func:`event_stream`)."""
+    seen = [(-1, None)]                                # (revision, live views) last sent
+    watch_views = who == "referee"                     # the referee's page counts the live views
+
+    def step() -> tuple[str, bool]:
+        if s.retired:                                  # another game replaced this one: the page reloads
+            return RELOAD, True
+        now = (s.revision, s.views if watch_views else None)
+        if now == seen[0]:
+            return "", False
+        seen[0] = now
+        snap = s.snapshot(who)
+        return f"id: {snap['revision']}\nevent: snapshot\ndata: {json.dumps(snap, separators=(',', ':'))}\n\n", False
+
+    return event_stream(step, lambda t: s.wait(seen[0][0], t, seen[0][1]), keepalive_s, gone)
+
+
+def stream_response(events: Iterator[str], release: Callable[[], None]) -> Response:
+    """The ``text/event-stream`` response of ``events`` (not cached, not buffered by a proxy);
+    ``release()`` is called once when the server closes it, read or not (a ``HEAD``, a gone client)."""
+    response = Response(stream_with_context(events), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    closed: list[bool] = []
+
+    def once() -> None:
+        if not closed:
+            closed.append(True)
+            release()
+
+    response.call_on_close(once)
+    return response
 
 
 @bp.get("/stream")
@@ -275,21 +314,11 @@ def stream():
     s = session()
     keepalive_s = current_app.config["KEEPALIVE_S"]
     limit = current_app.config.get("MAX_STREAMS", 64)
-    if not s.open_view(who, limit):
+    if not s.open_view(who, limit - lobby().views):       # the lobby's live streams hold threads too
         raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
                                                     "the page retries by itself.")
     gone = request.environ.get("waitress.client_disconnected")
-    response = Response(stream_with_context(_events(s, who, keepalive_s, gone)), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-    closed: list[bool] = []
-
-    def release() -> None:                             # the server closes every response, read or not (HEAD)
-        if not closed:
-            closed.append(True)
-            s.close_view(who)
-
-    response.call_on_close(release)
-    return response
+    return stream_response(_events(s, who, keepalive_s, gone), lambda: s.close_view(who))
 
 
 @bp.get("/openapi.json")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from flask import Flask, jsonify, request
+from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from ..referee.lobby import Lobby
@@ -17,6 +17,25 @@ from .wsgi import MAX_BODY
 KEEPALIVE_S = 5.0
 #: Seconds a client refused a live stream (503) is asked to wait before retrying.
 RETRY_AFTER_S = 5
+
+
+#: what a refused page adds to the refusal's sentence, by its reason (a token a new game made void
+#: is the common case: the join code was of the game before)
+PAGE_HINTS = {
+    "unknown_token": "A new game may have replaced the one this link was for: ask the referee for this game's join code.",
+    "wrong_token": "Each player's page opens with that player's own join code.",
+    "player_token": "A player's join code opens that player's page; the table's public view needs no code.",
+    "referee_only": "Open this page with the referee's link, printed when the server started.",
+}
+
+
+def refused_page(exc: SessionError) -> str:
+    """The HTML page for a refused page request (not under ``/api/``): the refusal's one
+    sentence, a hint by its reason (:data:`PAGE_HINTS`) and a link to the public view, in the
+    app's look (``refused.html``); the caller sends it with ``exc.status``. Tells nothing the
+    JSON refusal does not."""
+    return render_template("refused.html", title="This page cannot open", seat=None, referee=False,
+                           reason=exc.reason, message=str(exc), hint=PAGE_HINTS.get(exc.reason, ""))
 
 
 def create_app(session: Session | Lobby, camera: Callable[[], bytes | None] | None = None,
@@ -43,7 +62,8 @@ def create_app(session: Session | Lobby, camera: Callable[[], bytes | None] | No
     -------
     Flask
         Every error under ``/api/`` is JSON ``{"error": CODE, "message": SENTENCE}`` with a 4xx
-        status; nothing a client sends yields a 500.
+        status; nothing a client sends yields a 500. A page refused (a token a new game made void)
+        is an HTML page in the app's look with the same sentence (:func:`refused_page`).
     """
     app = Flask(__name__)
     lobby = session if isinstance(session, Lobby) else Lobby(session, session.journal.path.parent)
@@ -56,6 +76,8 @@ def create_app(session: Session | Lobby, camera: Callable[[], bytes | None] | No
     @app.errorhandler(SessionError)
     def _refused(exc: SessionError):
         headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.status == 503 else {}
+        if not request.path.startswith("/api/"):             # a page: a page in the app's look
+            return refused_page(exc), exc.status, headers
         return jsonify(error=exc.reason, message=str(exc)), exc.status, headers
 
     @app.errorhandler(HTTPException)

@@ -93,6 +93,16 @@ def document() -> dict[str, Any]:
             "/api/lobby": {"get": _op("Whether a game is played, waits for its players' secret choices, or none "
                                       "exists yet (a player also gets its own choices and the form's options)",
                                       {"200": _json("state: none, choosing or playing")})},
+            "/api/lobby/stream": {"get": _op("The lobby, live: its state on connect and after each change; 'reload' when "
+                                             "the token no longer grants what it did; a keep-alive every 5 s. 503 with "
+                                             "Retry-After when every live view is taken",
+                                             {"200": {"description": "Server-Sent Events (event: lobby, reload)",
+                                                      "content": {"text/event-stream": {}}}}, (403, 503))},
+            "/api/lobby/map.svg": {"get": _op("The island of the Discovery Island game waiting for its players' choices "
+                                              "(the landable hexes marked); 409 when none waits",
+                                              {"200": {"description": "SVG", "content": {"image/svg+xml": {}}}}, (409,))},
+            "/api/new/abandon": {"post": _op("Abandon the Discovery Island game waiting for its players' choices "
+                                             "(referee token)", {"200": _json("state: none")}, (403, 409))},
             "/api/new/options": {"get": _op("What the new-game form offers", {"200": _json("games and their choices")})},
             "/api/new": {"post": _op("Start a new game from the referee's form; 'replace': true replaces a game in "
                                      "progress (its record is kept)", {"201": _json("state: playing or choosing")},

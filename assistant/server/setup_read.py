@@ -85,6 +85,8 @@ class TableReader:
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self.read_done = threading.Event()                 #: set after every reading
+        #: called (no argument, no lock held) after every new reading: the lobby's live stream
+        self.on_change: Callable[[], None] | None = None
         self.thread = threading.Thread(target=self._run, name="table-reader", daemon=True)
 
     def start(self) -> "TableReader":
@@ -235,4 +237,6 @@ class TableReader:
             self.reading, self.corrections, self.wanted = reading, {}, False
             self.revision += 1
         self.read_done.set()
+        if self.on_change is not None:
+            self.on_change()
 

@@ -10,7 +10,8 @@ whole-table read sets the tile size the detector estimates) and its findings go 
 view as referee-only notices (:meth:`~..referee.session.Session.notify`, shown through
 :mod:`~..referee.door`, which keeps them off the table and the players' pages): a correction as
 ``info``, a question as ``ask``, a move the camera missed as ``ask`` with that move as the option
-the referee may post. A difference traced to the last event says that it can be undone. Findings
+the referee may post. A difference traced to the last event says that it can be undone; one
+that a missed move explains names that move instead (the last event was right). Findings
 about a game that moved on while the check ran are dropped (the referee, who asked, is told so);
 the referee asking while a check runs is answered by that check.
 """
@@ -144,8 +145,9 @@ class TableChecker:
             if f.cause is not None and f.cause.index == last and s.can_undo("referee"):
                 text += " It is the last event: undo it if it was wrong."
             s.notify("info" if f.kind == "correction" else "ask", text, [f.cell], referee_only=True)
-        if check.missed:
-            s.notify("ask", check.missed_text, check.cells(), options=[[e.to_json() for e in check.missed]],
+        if check.missed:                            # one option per equipment card an excavation may have drawn
+            options = check.missed_options or [check.missed]
+            s.notify("ask", check.missed_text, check.cells(), options=[[e.to_json() for e in seq] for seq in options],
                      referee_only=True)
 
 

@@ -24,12 +24,14 @@ confuse) and compares the readings with what the engine's state should look like
 - anything else says nothing. A correct table checked again and again must raise nothing:
   a wrong correction costs more than a late one.
 
-Each difference is traced to the committed event that most likely caused it: walking back the
-record, the most recent event that changed that slot's expected look, preferring one whose
-state before shows what the table shows now (the table never followed it). The referee can
-undo it when it is the last event (:meth:`~..referee.session.Session.can_undo`). When legal
-visible events from the engine's state explain every difference at once (a move the camera
-missed), they are offered too (:attr:`TableCheck.missed`), for the referee to enter.
+When legal visible events from the engine's state explain every difference at once (a move the
+camera missed), they are offered (:attr:`TableCheck.missed`), for the referee to enter, and each
+difference they change is theirs (:attr:`Finding.missed`): it is not traced to a committed event,
+so no undo of a right event is suggested. Every other difference is traced to the committed event
+that most likely caused it: walking back the record, the most recent event that changed that
+slot's expected look, preferring one whose state before shows what the table shows now (the
+table never followed it). The referee can undo it when it is the last event
+(:meth:`~..referee.session.Session.can_undo`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any, Mapping, Sequence
 
 from ..games.base import Event, Game
 from .base import Reading, Slot, search
+from .desert_cards import one_move_but_the_card, with_card_drawn, without_card
 from .forbidden_desert import CARD, ForbiddenDesertTable, cell_name, colours_of
 
 #: a difference read at least this sure (confidence) becomes a correction, per slot kind (pawns
@@ -71,17 +74,29 @@ class Cause:
 class Finding:
     """One difference: the ``cell`` ``(r, c)`` (or ``("card",)``), ``kind`` (``"correction"`` or
     ``"question"``), the slots it is about, one ``sentence``, and its ``cause`` (or None when no
-    committed event changed that slot: the table differed from the start)."""
+    committed event changed that slot: the table differed from the start, or a missed move
+    explains it). ``missed`` names the move(s) the camera missed that explain this difference
+    (:attr:`TableCheck.missed`; "" when none does): the difference is then theirs, to be entered,
+    not a committed event's, to be undone, so ``cause`` is None; unless the missed move only
+    takes the table back to how it was before the last event, which undoing that event explains
+    as well: then both are given."""
 
     cell: tuple
     kind: str
     slots: tuple
     sentence: str
     cause: Cause | None = None
+    missed: str = ""
 
     def text(self) -> str:
-        """The sentence with its cause: ``"Take the sand off C3 (after event 12: player 1: remove
-        sand at C3)."``"""
+        """The sentence with its cause: ``"Take the sand off C3 (since event 12: player 1: remove
+        sand at C3)."``, or with the missed move that explains it: ``"... (a move the camera
+        missed: player 1: move to B2)."``."""
+        if self.missed and self.cause is not None:
+            return (f"{self.sentence[:-1]} (since event {self.cause.index}: {self.cause.text}; "
+                    f"or a move the camera missed: {self.missed}).")
+        if self.missed:
+            return f"{self.sentence[:-1]} (a move the camera missed: {self.missed})."
         if self.cause is None:
             return self.sentence
         return f"{self.sentence[:-1]} (since event {self.cause.index}: {self.cause.text})."
@@ -101,11 +116,17 @@ class TableCheck:
         one sequence fits. The cells they change are among the findings (questions at least).
     missed_text : str
         One sentence naming them, or "".
+    missed_options : list of list of Event
+        What the referee may post for them: ``[missed]``; or, when an excavation among them
+        draws an equipment card the camera cannot see (a physical deck, rules §5.3), one
+        sequence per card still possible (:func:`~.desert_cards.with_card_drawn`), ``missed``
+        then leaving the card out. Empty when ``missed`` is.
     """
 
     findings: list = field(default_factory=list)
     missed: list = field(default_factory=list)
     missed_text: str = ""
+    missed_options: list = field(default_factory=list)
 
     @property
     def corrections(self) -> list[Finding]:
@@ -127,14 +148,18 @@ class TableCheck:
         return list(dict.fromkeys(f.cell for f in self.findings))
 
     def to_json(self) -> dict[str, Any]:
-        """``{"corrections": [...], "questions": [...], "missed": [event objects], "missed_text": str}``,
-        each finding ``{"cell", "name", "sentence", "cause": {"index", "text", "undoable"} | None}``."""
+        """``{"corrections": [...], "questions": [...], "missed": [event objects], "missed_text": str,
+        "missed_options": [[event objects], ...]}``,
+        each finding ``{"cell", "name", "sentence", "cause": {"index", "text", "undoable"} | None,
+        "missed": str | None}`` (``missed``: the missed move that explains it, see :class:`Finding`)."""
         def one(f: Finding) -> dict[str, Any]:
             cause = None if f.cause is None else {"index": f.cause.index, "text": f.cause.text,
                                                    "undoable": f.cause.undoable}
-            return {"cell": list(f.cell), "name": cell_name(f.cell), "sentence": f.sentence, "cause": cause}
+            return {"cell": list(f.cell), "name": cell_name(f.cell), "sentence": f.sentence, "cause": cause,
+                    "missed": f.missed or None}
         return {"corrections": [one(f) for f in self.corrections], "questions": [one(f) for f in self.questions],
-                "missed": [e.to_json() for e in self.missed], "missed_text": self.missed_text}
+                "missed": [e.to_json() for e in self.missed], "missed_text": self.missed_text,
+                "missed_options": [[e.to_json() for e in seq] for seq in self.missed_options]}
 
 
 def _level(reading: Reading, kind: str) -> str | None:
@@ -185,13 +210,18 @@ def _parts_sentence(name: str, have: str, need: str) -> tuple[str, str]:
 
 def _pawn_findings(want: Mapping[Slot, str], readings: Mapping[Slot, Reading], by_change: bool) -> list[tuple]:
     """(cell, level, slots, sentence) for the pawns: a pawn missing from its cell "belongs on"
-    it (saying where it is read instead), one read where the game has none is taken off."""
+    it (saying where it is read instead), one read where the game has none is taken off; one
+    read where the game has none and also on its own cell (:func:`read_twice`: one of the two
+    readings is wrong, the camera cannot say which) is asked about, never corrected."""
     now = {s[1:]: r for s, r in readings.items() if s[0] == "pawns"}
     out = []
     seen_at: dict[str, list] = {}
     for cell, r in now.items():
         for colour in colours_of(r.label) - colours_of(want.get(("pawns", *cell), "")):
             seen_at.setdefault(colour, []).append(cell)
+    twice = read_twice(want, readings)
+    said: set[str] = set()                          # colours said to belong on their cell
+    later = []
     for cell, r in sorted(now.items()):
         need = want.get(("pawns", *cell), "")
         if r.label == need or r.fits(need) and not by_change:
@@ -205,13 +235,49 @@ def _pawn_findings(want: Mapping[Slot, str], readings: Mapping[Slot, Reading], b
         for colour in sorted(colours_of(need) - colours_of(r.label)):
             where = seen_at.get(colour)
             at = f" (it is read on {', '.join(cell_name(c) for c in where)})" if where else ""
+            said.add(colour)
             out.append((cell, level, (("pawns", *cell),), f"The {colour} pawn belongs on {name}{at}." if level ==
                         "correction" else f"Is the {colour} pawn on {name}? The game has it there{at}."))
-        for colour in sorted(colours_of(r.label) - colours_of(need)):
-            if any(colour in colours_of(want.get(("pawns", *c), "")) for c in now if c != cell):
-                continue                            # said where it belongs
-            out.append((cell, level, (("pawns", *cell),), f"Take the {colour} pawn off {name}." if level ==
+        later += [(cell, level, colour) for colour in sorted(colours_of(r.label) - colours_of(need))]
+    for cell, level, colour in later:
+        if colour in said:
+            continue                                # said where it belongs
+        name, slots = cell_name(cell), (("pawns", *cell),)
+        if colour in twice:                         # read on its own cell as well: ask
+            home = cell_name(twice[colour])
+            out.append((cell, "question", slots, f"Is the {colour} pawn on {name}? The game has it on {home}, "
+                                                 "and it is read on both."))
+        elif not any(colour in colours_of(want.get(("pawns", *c), "")) for c in now if c != cell):
+            out.append((cell, level, slots, f"Take the {colour} pawn off {name}." if level ==
                         "correction" else f"Is the {colour} pawn on {name}? The game has none there."))
+    return out
+
+
+def read_twice(want: Mapping[Slot, str], readings: Mapping[Slot, Reading]) -> dict[str, tuple]:
+    """The pawn colours read on a cell where the engine has none while also read on the cell
+    where the engine has them (a pawn is one piece: one of the two readings is wrong).
+
+    Parameters
+    ----------
+    want : dict slot -> label
+        The engine's expected table (:meth:`~.forbidden_desert.ForbiddenDesertTable.expected`).
+    readings : dict slot -> Reading
+        The check's readings (pawn slots ``("pawns", r, c)``, labels as ``"blue+red"``).
+
+    Returns
+    -------
+    dict colour -> (r, c)
+        Each such colour and the cell the engine has it on.
+    """
+    home = {colour: s[1:] for s, v in want.items() if s[0] == "pawns" for colour in colours_of(v)}
+    out = {}
+    for slot, r in readings.items():
+        if slot[0] != "pawns":
+            continue
+        for colour in colours_of(r.label) - colours_of(want.get(slot, "")):
+            at = readings.get(("pawns", *home.get(colour, ())))
+            if colour in home and at is not None and colour in colours_of(at.label):
+                out[colour] = home[colour]
     return out
 
 
@@ -280,7 +346,10 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
         Its findings: each face, sand or parts slot whose reading differs from the engine's
         label by :func:`_level`; the pawns' by :func:`_pawn_findings`; and, when legal visible
         events explain the sure differences (:attr:`TableCheck.missed`), a question on each
-        other tile, sand or parts slot they change whose reading they fit.
+        other tile, sand or parts slot they change whose reading they fit. A finding on a slot
+        the missed events change carries them (:attr:`Finding.missed`) and no cause (both when
+        the missed events only take the table back to before the last event); the others are
+        traced (:func:`trace`).
 
     Raises
     ------
@@ -305,7 +374,8 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
             found.append(_slot_finding(model, state, slot, r.label, level))
     found += _pawn_findings(want, readings, pawns_by_change)
     check = TableCheck()
-    check.missed, check.missed_text, after = _missed(game, model, state, readings, pawns_by_change)
+    check.missed, check.missed_text, after, check.missed_options = _missed(game, model, state, readings,
+                                                                           pawns_by_change)
     if after is not None:                           # the cells a missed move explains are asked about
         stated = {f[0] for f in found}
         for slot, r in sorted(readings.items(), key=lambda kv: str(kv[0])):
@@ -313,12 +383,26 @@ def compare_table(game: Game, model: ForbiddenDesertTable, start: Any, events: S
                     and r.label != want[slot] and after.get(slot) != want[slot] and r.fits(after.get(slot))
                     and (r.sure or r.label == after.get(slot))):
                 found.append(_slot_finding(model, state, slot, r.label, "question", want))
+    said = "; then ".join(model.event_text(e) for e in check.missed)
+    # the missed move only takes the table back to how it was before the last event: undoing that
+    # event explains it as well (the camera saw a move that never happened), so both are said
+    both = after is not None and len(states) > 1 and _same_table(model.expected(states[-2]), after)
     for cell, level, slots, sentence in found:
         slot = slots[0]
-        check.findings.append(Finding(cell, level, slots, sentence,
-                                      trace(model, states, events, slot, readings[slot].label)))
+        if after is not None and after.get(slot) != want.get(slot):     # the missed move's: enter it
+            cause = trace(model, states, events, slot, readings[slot].label) if both else None
+            check.findings.append(Finding(cell, level, slots, sentence, cause, said))
+        else:
+            check.findings.append(Finding(cell, level, slots, sentence,
+                                          trace(model, states, events, slot, readings[slot].label)))
     check.findings.sort(key=lambda f: (f.kind != "correction", f.cell))
     return check
+
+
+def _same_table(a: Mapping[Slot, str], b: Mapping[Slot, str]) -> bool:
+    """Whether two expected tables (:meth:`ForbiddenDesertTable.expected`) agree on every cell
+    (the card place aside: a move does not change it)."""
+    return {s: v for s, v in a.items() if s != CARD} == {s: v for s, v in b.items() if s != CARD}
 
 
 def _slot_finding(model: ForbiddenDesertTable, state: Any, slot: Slot, have: str, level: str,
@@ -339,26 +423,45 @@ def _slot_finding(model: ForbiddenDesertTable, state: Any, slot: Slot, have: str
 
 
 def _missed(game: Game, model: ForbiddenDesertTable, state: Any, readings: Mapping[Slot, Reading],
-            pawns_by_change: bool) -> tuple[list[Event], str, dict | None]:
+            pawns_by_change: bool) -> tuple[list[Event], str, dict | None, list[list[Event]]]:
     """Legal visible events from ``state`` that make the engine's table the one read (the
     tracker's search, :func:`~.base.search`, over the cells where a sure reading differs from the
-    engine), when exactly one sequence fits with no sure reading against it: ``(events,
-    sentence, the table expected after them)``, or ``([], "", None)``."""
+    engine), when exactly one sequence fits with no sure reading against it (sequences that
+    differ only in the equipment card an excavation draws are one: the camera cannot see it):
+    ``(events, sentence, the table expected after them, what the referee may post)`` (see
+    :attr:`TableCheck.missed_options`), or ``([], "", None, [])``. When nothing fits and a pawn
+    is read on a new cell and still on its own (:func:`read_twice`), the search is made again
+    with its own cell's reading deciding nothing (the reader by change may miss a pawn leaving
+    its cell); only then, so that a pawn read where none is does not pull in a move that a
+    shorter explanation does without."""
     trusted = {s: r for s, r in readings.items() if s != CARD and (s[0] != "pawns" or pawns_by_change)}
     want = model.expected(state)
     cells = {model.cell_of(s) for s, r in trusted.items()
              if s in want and r.sure and r.label not in (want[s], "unknown")}
     if not cells:
-        return [], "", None
+        return [], "", None, []
     found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
+    twice = read_twice(want, trusted) if pawns_by_change and not found else {}
+    if twice:                                       # a pawn read twice: its own cell may have been
+        for home in twice.values():                 # misread as unchanged, so it decides nothing
+            r = trusted[("pawns", *home)]
+            trusted[("pawns", *home)] = Reading(r.label, 0.0, 0.0, r.alternatives)
+            cells.add(model.cell_of(("pawns", *home)))
+        found = [e for e in search(game, model, state, trusted, cells, max_depth=MISSED_DEPTH) if e.mismatches < 0.5]
     if not found:
-        return [], "", None
+        return [], "", None, []
     best = [e for e in found if e.mismatches - found[0].mismatches < 0.1 and len(e.events) == len(found[0].events)]
     if len({model.expected(e.state).__repr__() for e in best}) != 1:
-        return [], "", None
-    events = list(best[0].events)
+        return [], "", None, []
+    events = one_move_but_the_card([list(e.events) for e in best]) or list(best[0].events)
+    options = with_card_drawn(game, state, events)
+    if not options:
+        return [], "", None, []
+    card = len(options) > 1                         # the card drawn is the referee's to enter
+    events = [without_card(e) for e in events] if card else options[0]
+    enter = "Enter it with the equipment card drawn" if card else "Enter it"
     return events, ("The table shows what the camera did not see: " + "; then ".join(model.event_text(e) for e in events)
-                    + ". Enter it, or put the table back as said."), model.expected(best[0].state)
+                    + f". {enter}, or put the table back as said."), model.expected(best[0].state), options
 
 
 def check_table(detector, frame, homography, camera_matrix, game: Game, start: Any, events: Sequence[Event],

@@ -375,8 +375,9 @@ class DesertOpening(OpeningKit):
         """:func:`setup_flags` with ``context`` as the players' adventurers (or None)."""
         return setup_flags(readings, context)
 
-    def context(self, setup: Mapping[str, Any]) -> list[str]:
-        """The players' adventurers (their pawns must stand on the crash site)."""
+    def context(self, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = None) -> list[str]:
+        """The players' adventurers (their pawns must stand on the crash site); no ruling
+        changes the opening table, so ``rulings`` is not used."""
         return list(setup["players"])
 
     def setup_of(self, labels: Mapping[Slot, str], setup: dict[str, Any]) -> dict[str, Any]:

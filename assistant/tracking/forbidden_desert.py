@@ -25,6 +25,7 @@ from ..games.forbidden_desert import legal
 from ..games.forbidden_desert.components import ALL_CELLS, STORM_CARDS, face_of
 from ..games.forbidden_desert.state import State
 from .base import Cell, Explanation, Observation, Slot, TableModel, Tracker, Verdict
+from .desert_cards import one_move_but_the_card, with_card_drawn
 from .desert_riders import COLOUR, rider_question, rider_variants, seen_for
 
 CARD: Slot = ("card",)
@@ -307,6 +308,8 @@ class ForbiddenDesertTracker(Tracker):
             return Verdict("ask", [], sorted(changed, key=str), "The table does not match the storm yet.",
                            corrections=fixes)
         verdict = super().explain(observed, changed)
+        if verdict.kind == "ask" and verdict.options:
+            verdict = self._card_question(verdict)
         if verdict.kind == "illegal" and not self.model.cards_from_camera and self.state.phase == "actions":
             # a card that makes this kind of change legal (a far move: Jet Pack; sand cleared out
             # of reach: Dune Blaster), held by someone but not entered
@@ -332,6 +335,24 @@ class ForbiddenDesertTracker(Tracker):
                            f"Was another {shown.replace('_', ' ')} card drawn?",
                            options=[[Event.make("storm", "storm_card", card=shown)]])
         return verdict
+
+    def _card_question(self, verdict: Verdict) -> Verdict:
+        """A question whose options differ only in the equipment card an excavation drew (a
+        physical deck: the card goes to a hand, where the camera cannot read it; rules §5.3)
+        becomes "which card was drawn?", offering every card still possible, not only the few
+        the search kept (:mod:`.desert_cards`); any other verdict is returned as it is."""
+        folded = one_move_but_the_card(verdict.options)
+        if folded is None:
+            return verdict
+        options = with_card_drawn(self.game, self.state, folded)
+        if len(options) < 2:
+            return verdict
+        text = "; then ".join(self.model.event_text(e) for e in folded)
+        # the search's "two moves fit" is this very question; another question (an unsure
+        # reading) keeps its own words first
+        lead = "" if verdict.message.startswith("Two moves fit") else verdict.message + " "
+        return replace(verdict, message=f"{lead}The camera saw {text}: which equipment card was drawn?",
+                       options=options)
 
     def settle(self, best: Explanation, observed: Observation, changed: set) -> Explanation | Verdict:
         """Commit a move that may have taken a rider along only when the readings saw which pawn

@@ -76,12 +76,13 @@ class IslandOpening(OpeningKit):
         """Every slot of the mat (:meth:`DiscoveryIslandTable.read`); ``camera_matrix`` is not used."""
         return self.table.read(frame, homography, self.table.slots(self.table.CELLS))
 
-    def context(self, setup: Mapping[str, Any]) -> State | None:
-        """The engine's start state of the whole ``setup`` (both players' choices made), or None
-        while the choices are not all made (no ``landing`` yet)."""
+    def context(self, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = None) -> State | None:
+        """The engine's start state of the whole ``setup`` (both players' choices made) under
+        ``rulings`` (``start_on_feature`` allows a landing on a checkpoint or cache; default: the
+        rules' defaults), or None while the choices are not all made (no ``landing`` yet)."""
         if "landing" not in setup:
             return None
-        return GAME.new_state(dict(setup), {})
+        return GAME.new_state(dict(setup), dict(rulings or {}))
 
     def want(self, context: State | None) -> dict[Slot, tuple[str, ...]]:
         """What each slot may show: with the start ``context``, exactly the mat of the first

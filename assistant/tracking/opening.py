@@ -110,9 +110,10 @@ class OpeningKit:
         rules that hold whatever the players chose)."""
         raise NotImplementedError
 
-    def context(self, setup: Mapping[str, Any]) -> Any:
+    def context(self, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = None) -> Any:
         """What :meth:`flags` needs of the record header's ``setup`` the lobby made (the
-        players, their colours, the engine's start state...); default ``None``."""
+        players, their colours, the engine's start state...), under the header's ``rulings``
+        (the rules files' §rulings; None: the defaults); default ``None``."""
         return None
 
     def setup_of(self, labels: Mapping[Slot, str], setup: dict[str, Any]) -> dict[str, Any]:

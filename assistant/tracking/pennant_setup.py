@@ -104,8 +104,9 @@ class PennantOpening(OpeningKit):
         """Every slot of the mat (:meth:`ScoutPennantTable.read`); ``camera_matrix`` is not used."""
         return self.table.read(frame, homography, self.table.all_slots())
 
-    def context(self, setup: Mapping[str, Any]) -> State:
-        """The engine's start state of the lobby's ``setup`` (its seats, colours and radius).
+    def context(self, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = None) -> State:
+        """The engine's start state of the lobby's ``setup`` (its seats, colours and radius)
+        under ``rulings`` (default: the rules' defaults).
 
         Raises
         ------
@@ -115,7 +116,7 @@ class PennantOpening(OpeningKit):
         if int(setup.get("radius", 4)) > MAT_RADIUS:
             raise ValueError(f"The printed mat holds a board of radius {MAT_RADIUS} at most: choose a radius from 2 "
                              f"to {MAT_RADIUS} for a game read from the table.")
-        return GAME.new_state(dict(setup), {})
+        return GAME.new_state(dict(setup), dict(rulings or {}))
 
     def want(self, context: State | None) -> dict[Slot, tuple[str, ...]]:
         """What each slot may show at set-up: with the start ``context``, exactly what the

@@ -141,7 +141,8 @@ def test_a_player_sets_the_opponents_landing_on_the_tablet(browser, tmp_path, is
     page.goto(f"{base}/seat/0?token={s.tokens['0']}")
     page.wait_for_selector("#landing-hex")
     target = s.header["setup"]["landing"][0]           # a valid land hex: player 1's own landing
-    page.fill("#landing-hex", f"{target[0]},{target[1]}")
+    page.click(f"#board polygon[data-cell='{target[0]},{target[1]}']")    # tapped on the island
+    assert page.input_value("#landing-hex") == f"{target[0]},{target[1]}"
     with page.expect_response(lambda r: r.url.endswith("/api/setup")) as answer:
         page.click("#landing button[type=submit]")
     assert answer.value.status == 200
@@ -239,20 +240,32 @@ def test_a_new_game_is_made_on_a_tablet_and_discovery_island_s_choices_on_each_p
     assert first.retired and lobby.draft is not None
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     referee.screenshot(path=str(ARTIFACTS / "new-game-island-waiting-820x1180.png"))
-    players = []
+    players, asked = [], []
     for seat, (cards, landing) in enumerate([(["rope", "boots"], "12,8"), (["compass", "raft", "first_aid_kit"], "20,5")]):
         page = browser.new_page(viewport=tablet)
+        page.on("request", lambda r: asked.append(r.url.split("?")[0].removeprefix(base)))
         page.goto(f"{base}/seat/{seat}?token={lobby.tokens()[str(seat)]}")
         page.wait_for_selector("#card-rope")
         for card in cards:
             page.check(f"#card-{card}")
-        page.fill("#landing", landing)
+        if seat == 0:                               # tapped on the island drawn on the page
+            page.wait_for_selector("#landing-map polygon.landable")
+            page.click("#landing-map polygon[data-cell='0,0']", force=True)      # the sea: not a landing
+            assert page.input_value("#landing") == ""
+            page.locator(f"#landing-map polygon[data-cell='{landing}']").scroll_into_view_if_needed()
+            page.click(f"#landing-map polygon[data-cell='{landing}']")
+            assert page.input_value("#landing") == landing
+            assert page.locator("#landing-map polygon.picked").count() == 1
+        else:                                       # or typed
+            page.fill("#landing", landing)
         page.click("#choose")
         players.append(page)
         if seat == 0:
             page.wait_for_function("document.querySelector('#status').textContent.includes('choices are made')")
             referee.wait_for_function("document.querySelector('#chosen').textContent.includes('Ana: has chosen')")
             page.screenshot(path=str(ARTIFACTS / "new-game-island-choices-820x1180.png"))
+            page.wait_for_timeout(2500)                 # the page follows the lobby's live stream: it never polls
+            assert "/api/lobby/stream" in asked and "/api/lobby" not in asked, asked
     for page in (referee, *players):
         page.wait_for_selector("#board svg")                                # every page is in the game now
     setup = lobby.session.header["setup"]

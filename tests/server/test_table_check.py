@@ -95,3 +95,79 @@ def test_a_check_that_fails_says_so_in_one_sentence_and_changes_nothing(table, t
     checker.start(loop, table[1].homography(), 1).join(120)     # the camera is back: the check works again
     assert len(checker.log) == 1 and not checker.log[0][1].clean
     assert any(m.startswith("The tile on") for m in _messages(s))
+
+
+def _notices_over_http(s):
+    """Serve ``s`` under waitress; returns ``notices(token) -> list`` (the snapshot's notices)."""
+    import http.client
+    import json
+    import threading
+
+    from assistant.server.serve import threads_for
+    from assistant.server.wsgi import make_server
+
+    server = make_server(create_app(s), "127.0.0.1", 0, threads_for(s.seats))
+    threading.Thread(target=server.run, daemon=True).start()      # ends with the test process
+
+    def notices(token):
+        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=10)
+        conn.request("GET", "/api/snapshot", headers={"Authorization": f"Bearer {token}"})
+        answer = conn.getresponse()
+        assert answer.status == 200
+        return json.loads(answer.read())["notices"]
+    return notices
+
+
+def test_a_difference_a_missed_move_explains_offers_that_move_not_an_undo(tmp_path):
+    """A pawn moved twice; the record has the first move (the last event, which the referee may
+    undo), the table shows the second too (the camera missed it). Through a real waitress server
+    the referee is offered the missed move to post; no notice invites them to undo the first
+    move, which was right; the players are told nothing."""
+    from tests.tracking.test_desert_check import _two_moves_of_one_pawn
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.base import Reading
+    from assistant.tracking.desert_check import compare_table
+
+    game_obj, model, start, states, entered, k = _two_moves_of_one_pawn(1)
+    setup = table_game(random_game(1, n_players=3, max_events=80))[0]
+    s = Session.start("forbidden-desert", setup, None, tmp_path / "fd.jsonl")
+    for ev in entered[:k - 1]:
+        s.submit(ev.to_json(), "referee")
+    assert s.can_undo("referee")
+    table = {slot: Reading(v) for slot, v in model.expected(states[k]).items()}
+    check = compare_table(game_obj, model, s.start_state, entered[:k - 1], table, True)
+    TableChecker(s, 10.0).deliver(check, asked=True)
+
+    notices = _notices_over_http(s)
+    told = notices(s.tokens["referee"])
+    assert told and not any("undo" in n["message"] for n in told), [n["message"] for n in told]
+    offered = [n for n in told if n.get("options")]
+    assert [o for n in offered for o in n["options"]] == [[entered[k - 1].to_json()]]
+    assert all(notices(s.tokens[str(seat)]) == [] for seat in range(s.seats))
+
+
+def test_a_missed_excavation_is_offered_with_each_card_it_may_have_drawn(tmp_path):
+    """A game set up from the table (a physical equipment deck): the check finds a gear
+    excavation the camera missed. The referee's notice offers the excavation once per card still
+    possible, each a complete event the server accepts (the card drawn among them); no card is
+    picked for the referee; the players are told nothing."""
+    from tests.tracking.test_desert_cards import _physical_excavation
+    from assistant.tracking.base import Reading
+    from assistant.tracking.desert_check import compare_table
+
+    game_obj, model, start, states, entered, k, setup = _physical_excavation()
+    s = Session.start("forbidden-desert", setup, None, tmp_path / "fd.jsonl")
+    for ev in entered[:k - 1]:
+        s.submit(ev.to_json(), "referee")
+    table = {slot: Reading(v) for slot, v in model.expected(states[k]).items()}
+    check = compare_table(game_obj, model, s.start_state, entered[:k - 1], table, True)
+    TableChecker(s, 10.0).deliver(check, asked=True)
+    notices = _notices_over_http(s)
+    offered = [n for n in notices(s.tokens["referee"]) if n.get("options")]
+    assert len(offered) == 1 and "equipment card drawn" in offered[0]["message"]
+    cards = [option[0]["draws"] for option in offered[0]["options"]]
+    assert entered[k - 1]["draws"] in cards and len(cards) == len(set(cards)) > 1
+    assert all(notices(s.tokens[str(seat)]) == [] for seat in range(s.seats))
+    option = next(o for o in offered[0]["options"] if o[0]["draws"] == entered[k - 1]["draws"])
+    assert s.submit(option[0], "referee")["ok"]               # the referee taps the card drawn: accepted
+    assert s.state.hands == states[k].hands

@@ -264,8 +264,9 @@ def test_the_referee_corrects_a_hex_on_a_tablet_and_starts_scout_pennant(tmp_pat
 
 def test_a_discovery_island_game_waits_for_the_choices_then_starts_from_the_table_on_a_tablet(tmp_path, browser):
     """On a tablet-sized page against waitress: the referee sees the 63 hexes of the mat, sends
-    the form, and the page shows the join codes and the table; "Start the game" of the table
-    appears only once both players have chosen (on their own tokens), and starts the game."""
+    the form, and the page shows the join codes and the table; the referee abandons that game
+    and the form is back, sent again; "Start the game" of the table appears only once both
+    players have chosen (on their own tokens), and starts the game."""
     import threading
     import urllib.request
 
@@ -283,12 +284,19 @@ def test_a_discovery_island_game_waits_for_the_choices_then_starts_from_the_tabl
         page.goto(f"{base}/?token={lobby.referee_token}")
         page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 63")
         assert page.input_value("#game") == "discovery-island"
-        page.fill("#name-0", "Ana")
-        page.fill("#name-1", "Ben")
-        page.select_option("#first", "0")
-        page.click("#start")
-        page.wait_for_selector("#waiting:not([hidden]) #join figure")
-        page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 63")
+        for names in (("Al", "Bea"), ("Ana", "Ben")):      # the first game is abandoned, then made again
+            page.fill("#name-0", names[0])
+            page.fill("#name-1", names[1])
+            page.select_option("#first", "0")
+            page.click("#start")
+            page.wait_for_selector("#waiting:not([hidden]) #join figure")
+            page.wait_for_function("document.querySelectorAll('#read-board .cell').length === 63")
+            if names[0] == "Al":
+                page.once("dialog", lambda dialog: dialog.accept())
+                page.click("#abandon")
+                page.wait_for_selector("#new-game:not([hidden])")
+                assert page.is_hidden("#waiting") and lobby.draft is None
+        assert lobby.draft.game.names == ["Ana", "Ben"]
         assert page.is_hidden("#table-start") and lobby.draft is not None
         for seat, landing in ((1, jungle[0]), (0, jungle[1])):
             request = urllib.request.Request(f"{base}/api/choices", method="POST",

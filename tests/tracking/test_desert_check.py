@@ -162,3 +162,112 @@ def test_sand_taken_off_unseen_is_found_by_the_next_check(detector):
         check = case["check"]
         assert {f.cell for f in check.findings} & case["cells"], (case["event"], check.missed_text)
         assert bench.same_move(game_obj, case["state"], check.missed, case["event"]), check.missed_text
+
+
+def _two_moves_of_one_pawn(seed: int):
+    """(game, model, start, states, entered, k): a random game whose events ``k - 1`` and ``k``
+    (1-based) are ``move`` events of the same seat in the actions phase."""
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+
+    game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
+    _setup, start, states, entered = table_game(random_game(seed, n_players=3, max_events=80))
+    for k in range(2, len(entered) + 1):
+        a, b = entered[k - 2], entered[k - 1]
+        if (a.type == b.type == "move" and a.actor == b.actor and states[k].phase == "actions"
+                and model.expected(states[k]) != model.expected(states[k - 2])):      # not back where it was
+            return game_obj, model, start, states, entered, k
+    return None
+
+
+def test_differences_a_missed_move_explains_are_traced_to_it_not_to_an_undo():
+    """A pawn moved twice; the camera committed the first move and missed the second. The
+    differences are the second move's (where the pawn left, where it is now): each finding says
+    the missed move explains it (the move is offered to be entered), none is traced to the first
+    move, the last committed event, which the referee would then be invited to undo wrongly."""
+    found = None
+    for seed in range(1, 60):
+        found = _two_moves_of_one_pawn(seed)
+        if found:
+            break
+    assert found, "no game with two moves of one pawn in a row"
+    game_obj, model, start, states, entered, k = found
+    table = {s: Reading(v) for s, v in model.expected(states[k]).items()}       # the table after both moves
+    check = compare_table(game_obj, model, start, entered[:k - 1], table, True, states[:k])
+    assert check.missed == [entered[k - 1]], check.missed_text
+    assert check.findings
+    for f in check.findings:
+        assert f.cause is None and f.missed, f.text()
+        assert model.event_text(entered[k - 1]) in f.text()
+    assert all(f["cause"] is None and f["missed"] for f in check.to_json()["corrections"] + check.to_json()["questions"])
+
+
+def _a_move(seed: int = 5):
+    """(game, model, start, states, entered, k, old, new): a random game whose event ``k``
+    (1-based) is a ``move`` in the actions phase of a pawn from slot ``old`` to slot ``new``."""
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+
+    game_obj, model = get_game("forbidden-desert"), ForbiddenDesertTable()
+    _setup, start, states, entered = table_game(random_game(seed, n_players=3, max_events=60))
+    for k in range(1, len(entered) + 1):
+        was, now = model.expected(states[k - 1]), model.expected(states[k])
+        changed = [s for s in was if was[s] != now[s]]
+        if entered[k - 1].type == "move" and states[k].phase == "actions" and len(changed) == 2 and entered[k - 1].get("carry") is None:
+            new = next(s for s in changed if len(now[s]) > len(was[s]))
+            old = next(s for s in changed if s != new)
+            return game_obj, model, start, states, entered, k, old, new
+    raise AssertionError(f"no plain move in game {seed}")
+
+
+def test_a_pawn_still_read_on_the_cell_it_left_is_asked_about_and_its_move_offered():
+    """The camera missed a move, and the reader by change also missed the pawn leaving its
+    crowded cell (read unchanged, very surely) while it saw the pawn arrive: the pawn is read
+    on two cells. The check used to say nothing (the pawn "belongs" where it is still read);
+    now it asks about the new cell (never a correction: one of the two readings is wrong) and
+    offers the move, which explains the table once the old cell's reading decides nothing."""
+    game_obj, model, start, states, entered, k, old, new = _a_move()
+    table = {s: Reading(v) for s, v in model.expected(states[k]).items()}       # the table after the move
+    table[old] = Reading(model.expected(states[k - 1])[old], 1.0, 10.0)          # the leaving pawn missed
+    table[new] = Reading(table[new].label, 0.9, 5.0)
+    check = compare_table(game_obj, model, start, entered[:k - 1], table, True, states[:k])
+    assert [(f.cell, f.kind) for f in check.findings] == [(new[1:], "question")], [f.text() for f in check.findings]
+    assert "read on both" in check.findings[0].sentence
+    assert check.missed == [entered[k - 1]], check.missed_text
+
+
+def test_a_pawn_read_twice_on_a_correct_table_is_a_question_not_a_correction():
+    """On a correct table a pawn read surely on its own cell and on another, empty, cell is
+    asked about there (it used to be passed over in silence), never corrected."""
+    game_obj, model, start, states, entered, k, old, new = _a_move()
+    table = {s: Reading(v) for s, v in model.expected(states[k - 1]).items()}   # the table as the engine has it
+    colour = (set(model.expected(states[k])[new].split("+")) - set(table[new].label.split("+"))).pop()
+    table[new] = Reading("+".join(sorted(set(filter(None, table[new].label.split("+"))) | {colour})), 0.95, 5.0)
+    check = compare_table(game_obj, model, start, entered[:k - 1], table, True, states[:k])
+    assert not check.corrections
+    assert [f.cell for f in check.questions] == [new[1:]], [f.text() for f in check.findings]
+
+
+def test_an_excavation_offered_by_kind_is_the_same_move_as_the_numbered_tile_recorded():
+    """The camera sees "a gear" (or a well, a tunnel), the record names ``gear_7``: the offer
+    leaves the game at the same position for the rules (the numbered copies are identical,
+    rules §1.2), so the bench counts it as the same move; a different card drawn is not."""
+    from assistant.games.base import Event
+    from assistant.games.forbidden_desert.components import KIND_OF_TILE, NUMBERED_KINDS
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+
+    game_obj = get_game("forbidden-desert")
+    for seed in range(1, 80):
+        _setup, start, states, entered = table_game(random_game(seed, n_players=3, max_events=80))
+        for k, ev in enumerate(entered):
+            shown = ev.get("reveals")
+            if ev.type != "excavate" or KIND_OF_TILE.get(shown) not in NUMBERED_KINDS or shown.endswith("_1"):
+                continue
+            kind = KIND_OF_TILE[shown]
+            offer = Event.make(ev.actor, "excavate", reveals=kind, draws=ev.get("draws"))
+            assert game_obj.summary(game_obj.apply(states[k], offer)) != game_obj.summary(game_obj.apply(states[k], ev))
+            assert bench.same_move(game_obj, states[k], [offer], ev)
+            if ev.get("draws"):
+                other = next(c for c in ("jet_pack", "dune_blaster", "solar_shield") if c != ev["draws"])
+                wrong = Event.make(ev.actor, "excavate", reveals=kind, draws=other)
+                assert not bench.same_move(game_obj, states[k], [wrong], ev)
+            return
+    raise AssertionError("no excavation of a numbered tile other than the first copy")

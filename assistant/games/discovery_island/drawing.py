@@ -22,7 +22,7 @@ def centre(col: int, row: int) -> tuple[float, float]:
     return SIZE * (1 + 1.5 * col), SIZE * math.sqrt(3) * (row + 0.5 * (col % 2) + 0.6)
 
 
-def board_svg(island: Any, view: Mapping[str, Any]) -> str:
+def board_svg(island: Any, view: Mapping[str, Any], landable: set | frozenset = frozenset()) -> str:
     """The island with what ``view`` (:func:`~.views.view`, public or a seat's) shows.
 
     Parameters
@@ -32,6 +32,9 @@ def board_svg(island: Any, view: Mapping[str, Any]) -> str:
     view : dict
         Used keys: ``opponent_path``, ``opponent_position``, ``candidates`` (a seat's),
         ``empty_caches``, ``checkpoints_taken``.
+    landable : set of (col, row)
+        Hexes a player may choose as the opponent's landing (rules §5.1: land without a
+        feature); their polygons get ``class="landable"`` (the choice form taps them).
 
     Returns
     -------
@@ -47,8 +50,9 @@ def board_svg(island: Any, view: Mapping[str, Any]) -> str:
     for h, info in island.hexes.items():
         col, row = to_offset(*h)
         x, y = centre(col, row)
+        mark = {"class_": "landable"} if (col, row) in landable else {}
         parts.append(el("polygon", points=flat_hex(x, y, SIZE - 0.4), fill=TERRAIN_FILL.get(info.terrain, "#DDDDDD"),
-                        stroke="#FFFFFF", stroke_width=0.6, data_cell=f"{col},{row}"))
+                        stroke="#FFFFFF", stroke_width=0.6, data_cell=f"{col},{row}", **mark))
         if info.label:
             done = info.label in empty or info.label in taken
             parts.append(text(x, y, info.label, 6.5, fill="#777777" if done else "#000000"))

@@ -73,7 +73,9 @@ function form() {
   }
   if (game === "forbidden-desert") out.difficulty = $("difficulty").value;
   if (game === "scout-pennant") { out.radius = Number($("radius").value); out.variant = $("variant").value; }
-  if (game === "discovery-island") { out.map = $("map").value; out.data = $("data").value; }
+  if (game === "discovery-island") {
+    out.map = $("map").value; out.data = $("data").value; out.start_on_feature = $("start-on-feature").checked;
+  }
   if (game !== "forbidden-desert") out.first_player = $("first").value === "random" ? "random" : Number($("first").value);
   return out;
 }
@@ -176,21 +178,24 @@ async function startFromTable() {          // a game that waited for its players
   if (ok) location.href = `/${q}`;
 }
 
+async function abandonGame() {             // the choices made are dropped unseen; the join codes stop working
+  if (!confirm("Abandon this game? The players' choices are dropped and their join codes stop working.")) return;
+  const { ok } = await post("/api/new/abandon", {});
+  if (ok) setStatus("The game was abandoned: make a new one.");
+}
+
 // -- the table between games, for every role ------------------------------------------------------
 function chosenLine(lobby) {
   return lobby.names.map((name, s) => `${name}: ${lobby.chosen[s] ? "has chosen" : "choosing…"}`).join(" · ");
 }
 
 let firstRevision = null;
-async function poll() {
-  const r = await fetch(`/api/lobby${q}`);
-  if (!r.ok) { setTimeout(poll, 2000); return; }
-  const lobby = await r.json();
+function show(lobby) {
   if (firstRevision === null) firstRevision = lobby.revision;
   const onNew = location.pathname === "/new";
   if (lobby.state === "playing" && (!onNew || lobby.revision > firstRevision)) {
     if (seat !== null) location.reload(); else location.href = `/${q}`;      // the game's own page
-    return;
+    return false;
   }
   if (isReferee && lobby.table) showTable(lobby.table);
   if (isReferee && lobby.table) $("table-start").hidden = !(lobby.state === "choosing" && lobby.chosen.every(Boolean));
@@ -201,8 +206,32 @@ async function poll() {
     if (seat !== null) choicesForm(lobby);
   } else if (seat === null && !isReferee) {
     $("chosen").textContent = "";
+  } else if (isReferee && lobby.state === "none") {   // no game (one was abandoned): the form again
+    $("waiting").hidden = true;
+    $("new-game").hidden = false;
+    $("join").replaceChildren();
   }
-  setTimeout(poll, 1000);
+  return true;
+}
+
+// The live lobby, as the game pages follow /api/stream: the server sends the lobby as this
+// page's role may see it at once and after each change, and "reload" once this page's token no
+// longer grants what it did (another game replaced the one it was made for). After a dropped
+// connection the browser reconnects by itself; a stream refused (503) is retried with back-off.
+let backoff = 0;
+function connect() {
+  const es = new EventSource(`/api/lobby/stream${q}`);
+  es.addEventListener("reload", () => { es.close(); location.reload(); });
+  es.addEventListener("lobby", (e) => {
+    backoff = 0;
+    if (!show(JSON.parse(e.data))) es.close();
+  });
+  es.onerror = () => {
+    if (es.readyState !== EventSource.CLOSED) return;           // the browser reconnects by itself
+    es.close();
+    backoff = Math.min(30, backoff ? 2 * backoff : 2);
+    setTimeout(connect, Math.round(1000 * backoff * (0.8 + 0.4 * Math.random())));
+  };
 }
 
 // -- a Discovery Island player's secret choices -------------------------------------------------------
@@ -216,6 +245,22 @@ function showCost(budget) {
   $("cost").textContent = `${total} of ${budget} points`;
   $("cost").classList.toggle("bad", total > budget);
 }
+// The island drawn by the server: tapping a hex of land without a feature fills the landing in
+// (typing it stays possible); the server checks it again when the choices are confirmed.
+async function landingMap() {
+  const r = await fetch(`/api/lobby/map.svg${q}`);
+  if (!r.ok) return;                                  // the typed hex still works
+  $("landing-map").innerHTML = await r.text();
+  const mark = () => document.querySelectorAll("#landing-map polygon").forEach((p) => {
+    p.classList.toggle("picked", p.dataset.cell === $("landing").value.replaceAll(" ", ""));
+  });
+  document.querySelectorAll("#landing-map polygon.landable").forEach((p) => {
+    p.onclick = () => { $("landing").value = p.dataset.cell; mark(); setStatus(`Your opponent lands on ${p.dataset.cell}; confirm to send it.`); };
+  });
+  $("landing").oninput = mark;
+  mark();
+}
+
 function choicesForm(lobby) {
   if (cardsShown) return;
   cardsShown = true;
@@ -231,6 +276,10 @@ function choicesForm(lobby) {
     return label;
   }));
   if (mine.landing) $("landing").value = mine.landing.join(",");
+  if (opts.start_on_feature) {            // the referee's ruling: any land hex, a checkpoint or cache too
+    $("landing-how").textContent = "Where does your opponent land? Tap a hex of land on the map (a checkpoint or cache too, by this game's ruling), or type it below.";
+  }
+  landingMap();
   $("landing").placeholder = `column 0-${opts.width - 1}, row 0-${opts.height - 1}`;
   showCost(opts.budget);
   $("choices").onsubmit = async (e) => {
@@ -260,6 +309,7 @@ if (isReferee) {
   $("fix-cancel").onclick = () => { $("fix").hidden = true; };
   $("read-again").onclick = readAgain;
   $("table-start").onclick = startFromTable;
+  $("abandon").onclick = abandonGame;
   gameChanged();
 }
-poll();
+connect();

@@ -119,6 +119,7 @@ function draw(snap) {
   }));
   loadLegal();
   landingForm(snap);
+  landingTaps();
   if (isReferee) {
     document.querySelectorAll("#join figcaption").forEach((c, s) => { c.textContent = playerName(snap, s); });
     $("new-game").classList.toggle("ended", snap.to_move === null);
@@ -144,6 +145,13 @@ function landingForm(snap) {
     if ((await post("/api/setup", { landing: parts })).ok) setStatus(`Your opponent lands on ${parts.join(",")}.`);
   };
   $("actions").after(form);
+}
+// ... or taps the hex on the island drawn above (the server checks it as a typed one).
+function landingTaps() {
+  if (!$("landing")) return;
+  document.querySelectorAll("#board polygon[data-cell]").forEach((p) => {
+    p.onclick = () => { $("landing-hex").value = p.dataset.cell; setStatus(`Tap Set to land your opponent on ${p.dataset.cell}.`); };
+  });
 }
 
 async function loadLegal() {
