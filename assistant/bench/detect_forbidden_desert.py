@@ -222,15 +222,8 @@ def _enter(tracker: ForbiddenDesertTracker, event) -> None:
 
 def _same_table(tracker: ForbiddenDesertTracker, options: list) -> bool:
     """Whether every option (a list of events from the tracker's state) leaves the same table."""
-    looks = []
-    for events in options:
-        state = tracker.state
-        for ev in events:
-            state = tracker.game.apply(state, ev)
-            if not state:
-                return False
-        looks.append(tracker.model.expected(state))
-    return all(look == looks[0] for look in looks)
+    looks = tracker.tables_after(options)
+    return looks is not None and all(look == looks[0] for look in looks)
 
 
 def run_section(seconds: float, seed: int, figures=None) -> list[str]:

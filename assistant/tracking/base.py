@@ -359,6 +359,20 @@ class Tracker:
             return settled
         return self.commit(settled.events, changed)
 
+    def tables_after(self, options: Sequence[Sequence[Event]]) -> list[dict[Slot, str]] | None:
+        """The table each option leaves (:meth:`TableModel.expected` of the state after its
+        events, applied in turn from the committed state); None when the engine refuses an
+        event of any option."""
+        tables = []
+        for events in options:
+            state = self.state
+            for ev in events:
+                state = self.game.apply(state, ev)
+                if not state:
+                    return None
+            tables.append(self.model.expected(state))
+        return tables
+
     def commit(self, events: Sequence[Event], changed: Iterable[Cell], seen: str = "") -> Verdict:
         """Commit ``events`` the camera saw (one explanation of a stable change).
 

@@ -138,15 +138,8 @@ class LiveDesert:
             seen); else ``verdict`` unchanged.
         """
         tracker = self.tracker
-        tables = []
-        for option in verdict.options:
-            state = tracker.state
-            for ev in option:
-                state = tracker.game.apply(state, ev)
-                if not state:
-                    return verdict
-            tables.append(tracker.model.expected(state))
-        slots = sorted(disputed_pawns(tables), key=str)
+        tables = tracker.tables_after(verdict.options)
+        slots = sorted(disputed_pawns(tables), key=str) if tables else []
         if not slots:
             return verdict
         standing = self.detector.pawns_standing(frame, homography, self.camera_matrix, [s[1:] for s in slots])
