@@ -14,7 +14,6 @@ choose on the tablet.
 
 from __future__ import annotations
 
-from itertools import product
 from typing import Any, Sequence
 
 from ..games.base import Event, Game
@@ -35,14 +34,14 @@ def without_card(event: Event) -> Event:
 
 def _cards(state: Any, event: Event) -> list[str] | None:
     """The cards an ``excavate`` in ``state`` may draw when the card must be named (a physical
-    deck and a tile that gives one), sorted; None when no card is to be named."""
+    deck and a tile that gives one), each name once, sorted; None when no card is to be named."""
     if event.type != "excavate" or state.cfg.digital_equipment or state.phase != "actions":
         return None
     slot = state.pawn[event.actor]
     face = event.get("reveals") or state.ident[slot]
     if face is None or not gives_equipment(face):
         return None
-    return sorted(equipment_pool(state))
+    return sorted(set(equipment_pool(state)))               # copies of a card are one choice
 
 
 def with_card_drawn(game: Game, state: Any, events: Sequence[Event]) -> list[list[Event]]:
@@ -67,29 +66,31 @@ def with_card_drawn(game: Game, state: Any, events: Sequence[Event]) -> list[lis
         legal.
     """
     plain = [without_card(e) for e in events]
-    choices: list[list[Event]] = []
-    at = state
-    for ev in plain:
+    out: list[list[Event]] = []
+    named = False
+
+    def walk(at: Any, done: list[Event]) -> None:
+        # depth first: each excavation's cards are those still possible after the cards its own
+        # prefix drew (a second excavation may draw what another order gave the first)
+        nonlocal named
+        if len(out) >= MAX_OFFERS:
+            return
+        if len(done) == len(plain):
+            out.append(done)
+            return
+        ev = plain[len(done)]
         cards = _cards(at, ev)
-        if cards is None:
-            choices.append([ev])
-            step = ev
-        else:
-            choices.append([Event.from_params(ev.actor, ev.type, {**dict(ev.params), "draws": c}, dict(ev.extra))
-                            for c in cards])
-            step = choices[-1][0] if choices[-1] else ev
-        after = game.apply(at, step)
-        if not after:
-            break
-        at = after
-    if all(len(c) == 1 for c in choices) and len(choices) == len(plain):
+        named = named or cards is not None
+        steps = [ev] if cards is None else [
+            Event.from_params(ev.actor, ev.type, {**dict(ev.params), "draws": c}, dict(ev.extra)) for c in cards]
+        for step in steps:
+            after = game.apply(at, step)
+            if after:
+                walk(after, done + [step])
+
+    walk(state, [])
+    if not named:
         return [list(events)] if _legal(game, state, events) else []
-    out = []
-    for combo in product(*choices):
-        if len(combo) == len(plain) and _legal(game, state, combo):
-            out.append(list(combo))
-            if len(out) >= MAX_OFFERS:
-                break
     return out
 
 

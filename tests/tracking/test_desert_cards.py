@@ -95,3 +95,23 @@ def test_with_card_drawn_leaves_moves_without_a_card_as_they_are():
     dig = next(i for i in range(1, len(d_entered) + 1) if d_entered[i - 1].type == "excavate")
     bare = without_card(d_entered[dig - 1])
     assert with_card_drawn(game, d_states[dig - 1], [bare]) == [[bare]]
+
+
+def test_two_excavations_in_one_explanation_are_offered_with_the_cards_they_drew():
+    """Two card-drawing excavations in one sequence (random game 61, events 2-5, found by
+    comparing the old and new enumeration over seeds 1-400): each excavation's cards must be
+    those its own prefix leaves possible. The old enumeration worked the second's cards out
+    after the first drew the first card in order only, and here offered nothing at all, so
+    the referee could not enter what was drawn; now the cards recorded are among the offers,
+    each card named once."""
+    game = get_game("forbidden-desert")
+    setup, _start, _states, entered = table_game(random_game(61, n_players=3, max_events=80))
+    setup = {k: v for k, v in setup.items() if k != "equipment_deck"}   # physical, as read from a table
+    state = new_state(setup, {})
+    state = game.apply(state, entered[0])
+    seq = entered[1:5]
+    assert [e.type for e in seq].count("excavate") == 2 and all(e.get("draws") for e in seq if e.type == "excavate")
+    offers = with_card_drawn(game, state, seq)
+    drawn = [tuple(e.get("draws") for e in option if e.get("draws")) for option in offers]
+    assert tuple(e.get("draws") for e in seq if e.get("draws")) in drawn, drawn
+    assert len(drawn) == len(set(drawn)) >= 2
