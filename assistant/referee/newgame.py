@@ -239,7 +239,7 @@ def _island(form: dict, rows: list[dict], names: list[str], rng: random.Random) 
         raise FormError("start_on_feature", "Give start_on_feature as true (a landing may be a checkpoint or "
                                             "cache) or false (the rules' reading: land without a feature).")
     island = _loaded(load_map, where, "map")
-    if not island.caches() or not (island.land if on_feature else island.featureless_land):
+    if not island.caches() or not island.landing_pool(on_feature):
         raise FormError("map", "The map has no cache or no land hex to land on" + ("." if on_feature else
                                " without a feature."))
     bundle = _loaded(load_bundle, data, "data")

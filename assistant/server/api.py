@@ -239,6 +239,12 @@ def camera():
     return Response(frame, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
+def too_many_streams(limit: int) -> SessionError:
+    """The refusal (503) of a live stream beyond ``limit`` open ones, in one sentence."""
+    return SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
+                                                 "the page retries by itself.")
+
+
 def event_stream(step: Callable[[], tuple[str, bool]], wait: Callable[[float], Any], keepalive_s: float,
                  gone: Callable[[], bool] | None = None) -> Iterator[str]:
     """A live stream's messages: ``step()`` gives ``(message, last)``, the next whole message to
@@ -315,8 +321,7 @@ def stream():
     keepalive_s = current_app.config["KEEPALIVE_S"]
     limit = current_app.config.get("MAX_STREAMS", 64)
     if not s.open_view(who, limit - lobby().views):       # the lobby's live streams hold threads too
-        raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
-                                                    "the page retries by itself.")
+        raise too_many_streams(limit)
     gone = request.environ.get("waitress.client_disconnected")
     return stream_response(_events(s, who, keepalive_s, gone), lambda: s.close_view(who))
 

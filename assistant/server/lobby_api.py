@@ -28,7 +28,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from ..referee import door, newgame
 from ..referee.lobby import Lobby
 from ..referee.session import Role, SessionError
-from .api import RELOAD, body, event_stream, lobby, role, stream_response, token, token_first
+from .api import RELOAD, body, event_stream, lobby, role, stream_response, token, token_first, too_many_streams
 
 bp = Blueprint("lobby_api", __name__, url_prefix="/api")
 bp.before_request(token_first)       # as on every API route: the token before the body
@@ -86,8 +86,7 @@ def live():
     who, lob = role(), lobby()
     limit = current_app.config.get("MAX_STREAMS", 64)
     if not lob.open_view(limit):
-        raise SessionError(503, "too_many_streams", f"{limit} live views are open already; close a tab, or wait: "
-                                                    "the page retries by itself.")
+        raise too_many_streams(limit)
     gone = request.environ.get("waitress.client_disconnected")
     return stream_response(lobby_events(lob, token(), who, current_app.config["KEEPALIVE_S"], gone), lob.close_view)
 
@@ -106,7 +105,7 @@ def landing_map():
     if draft is None:
         raise SessionError(409, "no_draft", "No game is waiting for the players' choices.")
     island = draft.game.island
-    land = island.land if draft.game.rulings.get("start_on_feature") else island.featureless_land
+    land = island.landing_pool(bool(draft.game.rulings.get("start_on_feature")))
     svg = board_svg(island, {}, {to_offset(*h) for h in land})
     return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 

@@ -360,9 +360,19 @@ class Tracker:
         return self.commit(settled.events, changed)
 
     def tables_after(self, options: Sequence[Sequence[Event]]) -> list[dict[Slot, str]] | None:
-        """The table each option leaves (:meth:`TableModel.expected` of the state after its
-        events, applied in turn from the committed state); None when the engine refuses an
-        event of any option."""
+        """The table each option leaves.
+
+        Parameters
+        ----------
+        options : sequence of sequences of Event
+            Each applied in turn from the committed state.
+
+        Returns
+        -------
+        list of dict slot -> label, or None
+            :meth:`TableModel.expected` of the state after each option, in order; None when the
+            engine refuses an event of any option.
+        """
         tables = []
         for events in options:
             state = self.state

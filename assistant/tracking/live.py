@@ -117,8 +117,9 @@ class LiveDesert:
         return Step(out, verdict, sorted(cells, key=str))
 
     def look_for_riders(self, frame: np.ndarray, homography: np.ndarray, verdict: Verdict, cells: set) -> Verdict:
-        """Settle a question about a rider (options that differ only in the pawn taken along)
-        by the pawns the still picture shows standing (:func:`~.desert_riders.seen_present`).
+        """Settle a question about a rider (options that differ only in the pawn taken along:
+        the tracker's rider question, or its "two moves fit" when the two differ only so) by
+        the pawns the still picture shows standing (:func:`~.desert_riders.seen_present`).
 
         Parameters
         ----------

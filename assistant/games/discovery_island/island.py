@@ -63,6 +63,11 @@ class Island:
     land: frozenset[Hex] = field(default=frozenset(), compare=False)
     featureless_land: frozenset[Hex] = field(default=frozenset(), compare=False)
 
+    def landing_pool(self, on_feature: bool) -> frozenset[Hex]:
+        """The land hexes a walker may be put on: every land hex under the ``start_on_feature``
+        ruling (``on_feature``), else those with no feature (§3, rulings §4)."""
+        return self.land if on_feature else self.featureless_land
+
     def info(self, h: Hex) -> HexInfo:
         """The hex's info; hexes outside the rectangle are sea."""
         return self.hexes.get(h) or HexInfo("sea")

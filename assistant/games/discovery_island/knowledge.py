@@ -24,7 +24,7 @@ from .island import Island
 
 def start_set(island: Island, terrain: str, on_feature: bool) -> frozenset[Hex]:
     """Land hexes of ``terrain`` (featureless unless ``start_on_feature``): the landing set."""
-    pool = island.land if on_feature else island.featureless_land
+    pool = island.landing_pool(on_feature)
     return frozenset(h for h in pool if island.terrain(h) == terrain)
 
 
@@ -72,7 +72,7 @@ def relocation_targets(island: Island, rulings: Mapping[str, Any], h: Hex) -> fr
     """Hexes the opponent may relocate a lost walker on ``h`` to (§5.7, rulings)."""
     radius = rulings["lost_relocation_distance"]
     near = lines(h, radius) if rulings["lost_relocation_shape"] == "line" else disc(h, radius)
-    pool = island.land if rulings["start_on_feature"] else island.featureless_land
+    pool = island.landing_pool(rulings["start_on_feature"])
     out = {x for x in near if x in pool}
     if not rulings["lost_relocation_same_hex"]:
         out.discard(h)

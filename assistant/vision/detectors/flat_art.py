@@ -363,7 +363,9 @@ class ArtBank:
         return out
 
     def unit_template(self, index: int) -> np.ndarray | None:
-        """Template ``index``'s :func:`.fine_batch.unit_template`, made once (None: a flat plane)."""
+        """Template ``index``'s :func:`.fine_batch.unit_template` (its fine and colour planes
+        stacked, each zero-mean and unit-norm: ``(C, h * w) float32``), made once; None when a
+        plane is flat."""
         if (index, "unit") not in self._planes:
             try:
                 got = fine_batch.unit_template(self.template_planes(index, "fine")

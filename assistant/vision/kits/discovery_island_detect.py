@@ -425,9 +425,12 @@ def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarra
     Returns
     -------
     (N, L) float
-        Per cell, :attr:`~assistant.vision.classify.Predictions.scores` of its best shift.
+        Per cell, :attr:`~assistant.vision.classify.Predictions.scores` of its best shift
+        (``(0, L)`` for no cells).
     """
     shifts = [s for s in SHIFTS_MM if unshifted is None or s != (0.0, 0.0)]
+    if not len(cells):
+        return np.zeros((0, len(clf.labels)), np.float64)
     batch = np.concatenate([hex_crops(frame, homography, cells, layout, colour, shift, (kind,))[kind] for shift in shifts])
     scores = classify_batch(clf, batch).scores.reshape(len(shifts), len(cells), -1)
     if unshifted is not None:
