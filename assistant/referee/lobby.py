@@ -219,7 +219,7 @@ class Lobby:
         already, the game's (:meth:`~.session.Session.open_view`) and the lobby's together (each
         holds a server thread); returns whether it was counted (:meth:`close_view` releases it)."""
         with self.changed:
-            game = sum(self.session.tablets.values()) if self.session is not None else 0
+            game = self.session.live_views() if self.session is not None else 0
             if self.views + game >= limit:
                 return False
             self.views += 1

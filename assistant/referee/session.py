@@ -461,6 +461,11 @@ class Session:
             self.changed.notify_all()
             return True
 
+    def live_views(self) -> int:
+        """How many live views of the game are open (all roles), read under the session's lock."""
+        with self.changed:
+            return sum(self.tablets.values())
+
     def close_view(self, role: Role) -> None:
         """Count a live view of ``role`` closing (its client is gone)."""
         with self.changed:
