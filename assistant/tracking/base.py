@@ -357,7 +357,7 @@ class Tracker:
         settled = self.settle(best, observed, changed)
         if isinstance(settled, Verdict):
             return settled
-        return self.commit(settled.events, changed)
+        return self.commit(settled.events, changed, state=settled.state)
 
     def tables_after(self, options: Sequence[Sequence[Event]]) -> list[dict[Slot, str]] | None:
         """The table each option leaves.
@@ -383,7 +383,7 @@ class Tracker:
             tables.append(self.model.expected(state))
         return tables
 
-    def commit(self, events: Sequence[Event], changed: Iterable[Cell], seen: str = "") -> Verdict:
+    def commit(self, events: Sequence[Event], changed: Iterable[Cell], seen: str = "", state: Any = None) -> Verdict:
         """Commit ``events`` the camera saw (one explanation of a stable change).
 
         Parameters
@@ -394,6 +394,9 @@ class Tracker:
             The cells of the change (for highlighting).
         seen : str, optional
             How the camera told it apart, added to the message in brackets.
+        state : State, optional
+            The state ``events`` lead to when the caller has it already (the search's
+            explanation); else they are applied here.
 
         Returns
         -------
@@ -401,12 +404,13 @@ class Tracker:
             ``commit`` with the events and "Seen: ..." in the game's words; ``illegal`` (nothing
             committed) when the engine refuses one of them now.
         """
-        state = self.state
-        for ev in events:
-            after = self.game.apply(state, ev)
-            if not after:
-                return Verdict("illegal", [ev], sorted(changed, key=str), after.message, after.reason)
-            state = after
+        if state is None:
+            state = self.state
+            for ev in events:
+                after = self.game.apply(state, ev)
+                if not after:
+                    return Verdict("illegal", [ev], sorted(changed, key=str), after.message, after.reason)
+                state = after
         self.state = state
         self.log.extend(events)
         told = "; then ".join(self.model.event_text(e) for e in events)

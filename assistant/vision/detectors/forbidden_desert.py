@@ -222,6 +222,11 @@ class FDDetector:
             For each colour some blob of the cell is likeliest to be
             (:func:`~.desert_pieces.pawns_seen`), the highest such probability; empty for a
             cell with none, or read as the storm or unknown.
+
+        Raises
+        ------
+        KeyError
+            For a cell not on the mat's layout.
         """
         from . import desert_pieces as dp
 
