@@ -10,8 +10,14 @@ set-up tables of seeds 900-919; measuring uses the seeds below):
   own art, read by the own-art detector; seeds 20000+ normal light, 21000+ stress) and by the
   second renderer (:mod:`.second_renderer`: the owner's component photos, another camera, light
   and sensor, read by the detector taught from those photos; seeds 22000+ normal, 23000+
-  stress). Reported: tables read exactly (every slot), the same without the pawns, wrong cells,
-  wrong cells not flagged (silent), flags on cells read right;
+  stress). Read as the referee's new-game page reads them (:func:`~..tracking.desert_setup.
+  read_setup`: the set-up rules as a prior, the players' adventurers from the form). Reported:
+  tables read exactly (every slot), the same without the pawns, wrong cells, wrong cells not
+  flagged (silent), flags on cells read right;
+- **set-up laid with one mistake** (second renderer, seeds 25000+ normal, 26000+ stress;
+  :mod:`.setup_mistakes`: sand moved, missing or doubled, a pawn off the crash site, a tile city
+  side up, in turn): how often the mistake's cell is flagged, the price of taking the rules as
+  a prior;
 - **checks of a correct table**: states of random games (3 players, seeds 30000+) rendered by
   the project's renderer (the second renderer draws no game), read with the last committed
   still (another render of the same table) as the pawns' reference: corrections (all false)
@@ -42,7 +48,7 @@ import numpy as np
 
 from ..games import get_game
 from ..tracking.desert_check import compare_table
-from ..tracking.desert_setup import ADVENTURER_OF_COLOUR, setup_flags, wrong_cells
+from ..tracking.desert_setup import ADVENTURER_OF_COLOUR, SETUP_PRIOR_NATS, read_setup, wrong_cells
 from ..tracking.forbidden_desert import ForbiddenDesertTable, colours_of
 from ..vision.detectors import forbidden_desert as fd
 from ..vision.detectors import synth
@@ -78,16 +84,23 @@ def own_openings(seed: int, count: int, which: str, size=(1280, 720)) -> Iterato
         yield frame, cam.homography(), cam.K, fd.truth_of(scene)
 
 
-def second_openings(seed: int, count: int, which: str) -> Iterator[tuple]:
+def second_openings(seed: int, count: int, which: str, mistakes: bool = False) -> Iterator[tuple]:
     """The same from the second renderer (component photos), registered by the mat's markers as
-    ``assistant detect`` does; a table whose mat is not found is yielded with homography None."""
+    ``assistant detect`` does; a table whose mat is not found is yielded with homography None.
+    With ``mistakes`` each table is laid with one mistake, the kinds of
+    :data:`.setup_mistakes.MISTAKES` in turn (:func:`.setup_mistakes.opening_with_mistake`)."""
     from ..vision.registration import detect_markers, make_detector, register
     from .detect_desert_unseen import PHOTOS
     from .second_renderer import opening_table, still
+    from .setup_mistakes import MISTAKES, opening_with_mistake
 
     layout = mat_layout("forbidden-desert")
     for i in range(count):
-        pic = still(seed + i, PHOTOS, stress=which == "stress", table=opening_table)
+        table = opening_table
+        if mistakes:
+            def table(rng, root, kind=MISTAKES[i % len(MISTAKES)]):
+                return opening_with_mistake(rng, root, kind)
+        pic = still(seed + i, PHOTOS, stress=which == "stress", table=table)
         fit = register(detect_markers(pic.image, make_detector()), layout)
         yield pic.image, (fit.homography if fit else None), pic.camera_matrix, pic.truth
 
@@ -98,11 +111,14 @@ def players_of(truth: dict) -> list[str]:
     return [ADVENTURER_OF_COLOUR[c] for c in sorted(colours)]
 
 
-def measure_setups(det, tables: Iterator[tuple]) -> dict[str, Any]:
-    """Read and flag every table; returns counters (``tables``, ``exact``, ``exact_no_pawns``,
-    ``wrong_cells``, ``silent``, ``needless``, ``not_found``), ``seconds`` per read (wall
-    time) and ``cpu_seconds`` per read (the reading thread's CPU time, ``time.thread_time``:
-    the one-core figure, unlike wall time not lengthened by other work on a shared machine)."""
+def measure_setups(det, tables: Iterator[tuple], nats: float = SETUP_PRIOR_NATS) -> dict[str, Any]:
+    """Read and flag every table as the referee's new-game page does (:func:`~..tracking.
+    desert_setup.read_setup` with the players' adventurers, the rules as a prior of ``nats``);
+    returns counters (``tables``, ``exact``, ``exact_no_pawns``, ``wrong_cells``, ``silent``,
+    ``needless``, ``not_found``; for tables laid with a mistake, :mod:`.setup_mistakes`,
+    ``caught`` and ``caught <kind>`` / ``laid <kind>``), ``seconds`` per read (wall time) and
+    ``cpu_seconds`` per read (the reading thread's CPU time, ``time.thread_time``: the
+    one-core figure, unlike wall time not lengthened by other work on a shared machine)."""
     out: collections.Counter = collections.Counter()
     seconds: list[float] = []
     cpu: list[float] = []
@@ -113,10 +129,16 @@ def measure_setups(det, tables: Iterator[tuple]) -> dict[str, Any]:
             out["not_found"] += 1
             continue
         t0, c0 = time.perf_counter(), time.thread_time()
-        readings = det.read(frame, homography, k)
+        read = read_setup(det, frame, homography, k, players_of(truth), nats)
         seconds.append(time.perf_counter() - t0)
         cpu.append(time.thread_time() - c0)
-        flags = {f.cell for f in setup_flags(readings, players_of(truth))}
+        readings = read.readings
+        flags = {f.cell for f in read.flags}
+        if "mistake" in truth:
+            kind, cell = truth["mistake"]
+            out["caught"] += cell in flags
+            out[f"caught {kind}"] += cell in flags
+            out[f"laid {kind}"] += 1
         wrong = wrong_cells(readings, truth)
         out["exact"] += not wrong
         out["exact_no_pawns"] += not wrong_cells(readings, truth, ("face", "sand", "parts"))
@@ -259,6 +281,17 @@ def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int =
                       f"{max(got['seconds'], default=float('nan')):.2f} s; CPU time per read median "
                       f"{statistics.median(got['cpu_seconds']) if got['cpu_seconds'] else float('nan'):.2f} s, worst "
                       f"{max(got['cpu_seconds'], default=float('nan')):.2f} s (target 0.5 s on one core)", flush=True)
+        if PHOTOS.is_dir():
+            from .setup_mistakes import MISTAKES
+
+            det = runs[-1][1]
+            for which, s in (("normal", 25000), ("stress", 26000)):
+                got = measure_setups(det, second_openings(s, setups, which, mistakes=True))
+                n = got["tables"] - got.get("not_found", 0)
+                kinds = ", ".join(f"{k} {got.get(f'caught {k}', 0)}/{got.get(f'laid {k}', 0)}" for k in MISTAKES)
+                print(f"  set-up laid with one mistake, second renderer, {which} (seeds {s}-{s + setups - 1}): "
+                      f"the mistake's cell flagged {got.get('caught', 0)}/{n} ({kinds}); wrong cells not flagged "
+                      f"{got.get('silent', 0)}", flush=True)
     if "check" in parts:
         false, asked, offered, times = 0, 0, 0, []
         for case in check_cases(30000, checks, False):

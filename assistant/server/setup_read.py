@@ -232,7 +232,9 @@ class TableReader:
         self.still.add(frame)
         if not self.wanted or self.still.count < STILL_FRAMES - 1:
             return
-        reading = self.kit.read(self.still.mean(), out.track.homography, self.camera_matrix)
+        with self._lock:
+            context = self.context
+        reading = self.kit.read(self.still.mean(), out.track.homography, self.camera_matrix, context)
         with self._lock:
             self.reading, self.corrections, self.wanted = reading, {}, False
             self.revision += 1

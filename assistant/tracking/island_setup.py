@@ -72,8 +72,9 @@ class IslandOpening(OpeningKit):
         """The label of a slot not read: ``empty`` for a tile, else ``none``."""
         return "empty" if kind == "tile" else NO_NUMBER
 
-    def read(self, frame: Any, homography: Any, camera_matrix: Any = None) -> dict[Slot, Reading]:
-        """Every slot of the mat (:meth:`DiscoveryIslandTable.read`); ``camera_matrix`` is not used."""
+    def read(self, frame: Any, homography: Any, camera_matrix: Any = None, context: Any = None) -> dict[Slot, Reading]:
+        """Every slot of the mat (:meth:`DiscoveryIslandTable.read`); ``camera_matrix`` and
+        ``context`` are not used."""
         return self.table.read(frame, homography, self.table.slots(self.table.CELLS))
 
     def context(self, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = None) -> State | None:

@@ -99,9 +99,11 @@ class OpeningKit:
         """The label of a slot of ``kind`` that was not read (default ``""``)."""
         return ""
 
-    def read(self, frame: Any, homography: Any, camera_matrix: Any) -> dict[Slot, Reading]:
+    def read(self, frame: Any, homography: Any, camera_matrix: Any, context: Any = None) -> dict[Slot, Reading]:
         """Every slot of the table read from one still ``(H, W, 3) uint8`` BGR with the mat's
-        ``homography`` (3, 3, mm -> px) and the camera's intrinsics (3, 3)."""
+        ``homography`` (3, 3, mm -> px) and the camera's intrinsics (3, 3); ``context`` is
+        :meth:`context` of the set-up the referee asked for, when known (a kit may read with it
+        as a prior), or ``None``."""
         raise NotImplementedError
 
     def flags(self, readings: Mapping[Slot, Reading], context: Any = None) -> list[Flag]:

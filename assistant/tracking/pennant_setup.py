@@ -100,8 +100,9 @@ class PennantOpening(OpeningKit):
             bits.append(f"{arrows} arrow(s)")
         return " · ".join(bits)
 
-    def read(self, frame: Any, homography: Any, camera_matrix: Any = None) -> dict[Slot, Reading]:
-        """Every slot of the mat (:meth:`ScoutPennantTable.read`); ``camera_matrix`` is not used."""
+    def read(self, frame: Any, homography: Any, camera_matrix: Any = None, context: Any = None) -> dict[Slot, Reading]:
+        """Every slot of the mat (:meth:`ScoutPennantTable.read`); ``camera_matrix`` and
+        ``context`` are not used."""
         return self.table.read(frame, homography, self.table.all_slots())
 
     def context(self, setup: Mapping[str, Any], rulings: Mapping[str, Any] | None = None) -> State:

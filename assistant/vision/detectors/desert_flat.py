@@ -605,13 +605,18 @@ def _columns() -> list[tuple[str, tuple[str, ...]]]:
     return cols
 
 
-def table_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatReading]:
+def table_readings(scores: Mapping[object, CellScores],
+                   prior: Mapping[object, Mapping[str, float]] | None = None) -> dict[object, FlatReading]:
     """The most likely whole table (see the module docstring) and each cell's confidence in it.
 
     Parameters
     ----------
     scores : dict cell -> CellScores
         Every cell of the table (:meth:`DesertFlat.score_cells`).
+    prior : dict cell -> dict label -> float, optional
+        What else is known of the table: nats added to a label's log-probability on a cell
+        (labels not named get 0), e.g. the set-up rules' "every tile desert side up"
+        (:func:`~assistant.tracking.desert_setup.setup_prior`). Default: the rules' counts only.
 
     Returns
     -------
@@ -632,9 +637,11 @@ def table_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatRead
         listed = [v for k, v in logp[c].items() if k not in ("storm", "unknown")]
         floor[c] = (min(listed) if listed else logp[c]["unknown"]) - UNLISTED_PENALTY * WEIGHTS["fine"]
 
+    prior = prior or {}
+
     def lp(cell, label) -> float:
         got = logp[cell].get(label)
-        return floor[cell] if got is None else got
+        return (floor[cell] if got is None else got) + prior.get(cell, {}).get(label, 0.0)
 
     def best_side(cell, labels, banned=None) -> tuple[float, str]:
         options = [(lp(cell, lab), lab) for lab in labels if lab != banned]

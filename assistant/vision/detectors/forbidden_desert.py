@@ -159,17 +159,18 @@ class FDDetector:
         self.flat.prepare()                 # the pictures at every tile size, before the first read
 
     def read_flat(self, frame: np.ndarray, homography: np.ndarray, cells: list | None,
-                  with_card: bool) -> tuple[dict[Slot, Reading], dict]:
+                  with_card: bool, prior: Mapping | None = None) -> tuple[dict[Slot, Reading], dict]:
         """Face readings of ``cells`` (default all) and the card place's, by matching the
         pictures (:mod:`.desert_flat`): the whole table read jointly under the rules' counts when
-        every cell is asked for, each cell alone otherwise. Returns the readings and each cell's
-        :class:`~.desert_flat.CellScores`."""
+        every cell is asked for (``prior``, dict cell -> dict label -> nats, adds what else is
+        known, :func:`~.desert_flat.table_readings`), each cell alone otherwise. Returns the
+        readings and each cell's :class:`~.desert_flat.CellScores`."""
         from . import desert_flat
 
         out: dict[Slot, Reading] = {}
         all_cells = cells is None or len(cells) == len(self.layout.cells)
         scores = self.flat.score_cells(frame, homography, cells)
-        reads = desert_flat.table_readings(scores) if all_cells else desert_flat.single_readings(scores)
+        reads = desert_flat.table_readings(scores, prior) if all_cells else desert_flat.single_readings(scores)
         for key, r in reads.items():
             out[("face", *key)] = Reading(r.label, r.confidence, r.margin, r.alternatives)
         if with_card:
