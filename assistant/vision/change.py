@@ -193,7 +193,9 @@ def block_means(img: np.ndarray, shape: tuple[int, int], inside: np.ndarray | No
         norm = cv2.GaussianBlur(weight, (k, k), sigma)
         means = (cv2.resize(soft, size, interpolation=cv2.INTER_AREA)
                  / np.maximum(cv2.resize(norm, size, interpolation=cv2.INTER_AREA), 1e-3)[..., None])
-    clipped = cv2.compare(img, CLIPPED - 1, cv2.CMP_GT)
+    # every channel against the level (numpy: OpenCV 5.1 compares a 3-channel image with a
+    # Python number in its first channel only, and the others with 0)
+    clipped = np.where(img > CLIPPED - 1, np.uint8(255), np.uint8(0))
     share = cv2.resize(clipped, size, interpolation=cv2.INTER_AREA).astype(np.float32) * (1.0 / 255.0)
     return np.dstack([means, share]).astype(np.float32)
 

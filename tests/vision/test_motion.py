@@ -187,3 +187,19 @@ def test_a_warm_lamp_switched_on_over_a_still_board_is_light_and_the_gate_settle
     events, truth, outs = run(steps, scene)
     assert [o.status for o in outs[12 + 15:12 + 20]] == ["still"] * 5
     assert [e.changed for e in events if e.changed] == [sorted(cells_of(truth))]
+
+
+def test_clipping_is_counted_channel_by_channel():
+    """A block saturated in blue only is clipped in blue only: the clipped shares of
+    :func:`~assistant.vision.change.block_means` are each channel's own (OpenCV 5.1's
+    ``cv2.compare`` of a colour image with a number tests the first channel only; numpy does not)."""
+    import numpy as np
+
+    from assistant.vision.change import CLIPPED, block_means
+
+    img = np.full((40, 40, 3), 120, np.uint8)
+    img[:20, :, 0] = 255                       # the top half clipped in blue
+    img[:, :20, 2] = CLIPPED - 1               # the left half just below the level in red
+    shares = block_means(img, (2, 2))[..., 3:]
+    assert np.allclose(shares[0, :, 0], 1.0) and np.allclose(shares[1, :, 0], 0.0)
+    assert np.allclose(shares[..., 1:], 0.0)
