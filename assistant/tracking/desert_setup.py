@@ -32,7 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..games.forbidden_desert.components import ADVENTURERS, BACK_COUNTS, SETUP_SAND, SIZE, START_STORM
 from ..vision.detectors.desert_flat import table_readings
 from .base import Reading, Slot
-from .opening import OpeningKit, named
+from .opening import OpeningKit, named, sure_text
 from .opening import Flag as OpeningFlag
 from .forbidden_desert import CARD, cell_name, colours_of
 
@@ -192,7 +192,7 @@ def setup_flags(readings: Mapping[Slot, Reading], players: Sequence[str] | None 
         weak = [k for k in KINDS if (k, *cell) in readings and readings[(k, *cell)].confidence < sure[k]]
         if weak:
             what = " and ".join(f"the {k} ({_named(readings[(k, *cell)].label)}, "
-                                f"{readings[(k, *cell)].confidence:.0%} sure)" for k in weak)
+                                f"{sure_text(readings[(k, *cell)].confidence)} sure)" for k in weak)
             out.append(Flag(cell, "unsure", f"I read {what} on {name} without enough confidence: please check it."))
     if len(storms) != 1:
         where = ", ".join(cell_name(c) for c in storms) or "no cell"

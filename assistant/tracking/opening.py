@@ -186,6 +186,12 @@ class OpeningKit:
         return {"cells": cells, "flags": [f.to_json() for f in flags], "board": self.board, **self.extra(labels)}
 
 
+def sure_text(confidence: float) -> str:
+    """A confidence 0..1 as a whole percentage rounded down (``0.986`` -> ``"98%"``), so that a
+    reading flagged for being under 99 % never reads "99% sure"."""
+    return f"{int(max(0.0, min(confidence, 1.0)) * 100 + 1e-9)}%"
+
+
 def _lower(title: str) -> str:
     """``"Arrow on the NE side"`` -> ``"arrow on the NE side"``."""
     return title[:1].lower() + title[1:]
@@ -229,7 +235,7 @@ def want_flags(kit: OpeningKit, readings: Mapping[Slot, Reading], want: Mapping[
         weak = sorted((s for s in mine if not readings[s].sure), key=lambda s: readings[s].confidence)
         if weak:
             parts = [f"the {_lower(kit.slot_key(s, cell)[1])} ({named(readings[s].label)}, "
-                     f"{readings[s].confidence:.0%} sure)" for s in weak]
+                     f"{sure_text(readings[s].confidence)} sure)" for s in weak]
             if len(parts) <= 2:
                 text = f"I read {' and '.join(parts)} on {kit.name(cell)} without enough confidence: please check it."
             else:
