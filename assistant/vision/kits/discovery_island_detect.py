@@ -77,7 +77,7 @@ SHIFTS_MM = tuple((dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)
 #: slot kinds read at :data:`SHIFTS_MM` (the tile's crop is wide enough to hold a tile laid off)
 SHIFTED_KINDS = ("number", "mark")
 #: changes whenever the art, the regions or the teaching change: a cached model of another version is taught again
-MODEL_VERSION = "discovery-island-kit/5"
+MODEL_VERSION = "discovery-island-kit/6"
 
 
 #: (min confidence, min margin) of a sure reading per slot kind. The margins separate right from
@@ -173,7 +173,7 @@ def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[i
 # --- teaching --------------------------------------------------------------------------------------
 
 #: views rendered to teach (and, with another seed, to calibrate confidence), per picture size
-TEACH_VIEWS = 40
+TEACH_VIEWS = int(os.environ.get("DI_VIEWS", "40"))
 CALIBRATION_VIEWS = 10
 TEACH_SIZES = ((1280, 720), (1920, 1080))
 TEACH_SEED = 10_000          #: teaching views use seeds from here on; measuring code keeps away from them
