@@ -173,7 +173,7 @@ def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[i
 # --- teaching --------------------------------------------------------------------------------------
 
 #: views rendered to teach (and, with another seed, to calibrate confidence), per picture size
-TEACH_VIEWS = int(os.environ.get("DI_VIEWS", "40"))
+TEACH_VIEWS = 40
 CALIBRATION_VIEWS = 10
 TEACH_SIZES = ((1280, 720), (1920, 1080))
 TEACH_SEED = 10_000          #: teaching views use seeds from here on; measuring code keeps away from them
