@@ -11,10 +11,7 @@ Seen in the same frame, through the same pipeline, they tell how to undo it
    black 0.013, paper 1); a monotone piecewise-linear curve through the unclipped ones takes a
    level back to linear light relative to that strip's paper (extrapolated linearly past the
    last, so a brighter spot of the mat reads above 1, and a clipped paper white is estimated
-   from the greys). Where a neutral clipped, a level above the last one kept is only bounded
-   (at least the extrapolation, at most the clipped neutral's light; clipped: no upper bound),
-   and :meth:`ColourFrame.corrected` takes it as neutral as those bounds allow, so a warm lamp
-   that clips red from grey 75 % up does not turn paper cyan;
+   from the greys);
 2. **local white** (von Kries 1902): a colour is divided, channel by channel, by the linear
    light of paper white near it (:meth:`ColourFrame.reflectance`), which takes out the light's
    colour and brightness where the piece lies (a lamp's fall-off, a shadow, a colour cast);
@@ -76,10 +73,6 @@ class ColourFrame:
     ceiling : (3,) float64
         Per channel, the level from which the camera clips (:data:`SATURATED`, or lower where
         the neutrals showed a plateau).
-    upper : (3,) float64
-        Per channel, the linear light of the darkest neutral left out of the curve as clipped
-        (``inf`` when paper white was kept): levels above the curve's last one stand for less
-        light than this, however far the curve's extrapolation falls short of it.
     """
 
     levels: np.ndarray
@@ -88,7 +81,6 @@ class ColourFrame:
     source: str
     patches: dict
     ceiling: np.ndarray = field(default_factory=lambda: np.full(3, SATURATED))
-    upper: np.ndarray = field(default_factory=lambda: np.full(3, np.inf))
 
     def clipped(self, bgr: np.ndarray) -> np.ndarray:
         """Which channels of levels ``(..., 3)`` are clipped (at or above the channel's :attr:`ceiling`): ``(..., 3) bool``."""
@@ -146,34 +138,6 @@ class ColourFrame:
         fill = np.where(n > 0, mean_ok, np.maximum(np.max(lin, axis=-1, keepdims=True), 1.0))
         return np.where(clipped, np.maximum(fill, lin), lin).astype(np.float32)
 
-    def bounded_lut(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per channel and camera level, what the curve knows of its linear light.
-
-        Returns
-        -------
-        (lo, hi, band, top) : (256, 3) float32, float32, bool, bool
-            ``lo`` is :meth:`to_linear`. ``band`` where the level lies above the last neutral
-            the curve kept while a brighter one was left out as clipped (:attr:`upper` finite):
-            the light is then at least ``lo`` (a camera's curve is convex in linear light, so
-            the straight extrapolation falls short) and at most ``hi``, the chord from the last
-            kept neutral to the left-out one placed at the ceiling (elsewhere ``hi`` is ``lo``).
-            ``top`` at and above :attr:`ceiling`: clipped, the level bounds nothing above.
-        """
-        v = np.arange(256, dtype=np.float32)
-        lo = self.to_linear(np.repeat(v[:, None], 3, axis=1))
-        hi = lo.copy()
-        band = np.zeros((256, 3), bool)
-        top = v[:, None] >= self.ceiling[None, :].astype(np.float32)
-        for c in range(3):
-            x_last, y_last = float(self.levels[c, -1]), float(self.linear[c, -1])
-            ceiling = float(self.ceiling[c])
-            if np.isfinite(self.upper[c]) and ceiling > x_last:
-                chord = y_last + (v - x_last) * (float(self.upper[c]) - y_last) / (ceiling - x_last)
-                inside = (v > x_last) & ~top[:, c]
-                hi[inside, c] = np.maximum(chord[inside], lo[inside, c])
-                band[inside, c] = True
-        return lo, hi, band, top
-
     def corrected(self, bgr: np.ndarray) -> np.ndarray:
         """Camera levels re-encoded as the mat's references say the print is: sRGB levels of the
         printed reflectance relative to the reference strip's paper (:meth:`to_linear`, then
@@ -181,14 +145,6 @@ class ColourFrame:
         frame's colour cast, exposure and tone curve are taken out before a classifier sees it.
         Brighter than the strip's paper (glare) clips to 255. Without references
         (:attr:`from_mat` false) the levels are returned unchanged.
-
-        A channel the curve is unsure of (:meth:`bounded_lut`: clipped, or above the last neutral
-        it kept when a brighter one clipped, as a warm lamp clips red from grey 75 % up) is taken
-        as neutral as its bounds allow: the brightest of the pixel's sure channels (of all its
-        channels' lower bounds when none is sure), clamped between its own bounds. Paper whose
-        red is clipped then reads white, not cyan as the extrapolated curve made it; a colour
-        whose clipped channel is its brightest reads less saturated, as its level only says
-        "at least this".
 
         Parameters
         ----------
@@ -202,16 +158,8 @@ class ColourFrame:
         bgr = np.asarray(bgr)
         if not self.from_mat:
             return bgr
-        lo_lut, hi_lut, band_lut, top_lut = self.bounded_lut()
-        lin = np.stack([lo_lut[bgr[..., c], c] for c in range(3)], axis=-1)
-        unsure_lut = band_lut | top_lut
-        if unsure_lut.any():
-            unsure = np.stack([unsure_lut[bgr[..., c], c] for c in range(3)], axis=-1)
-            if unsure.any():
-                hi = np.stack([np.where(top_lut[:, c], np.inf, hi_lut[:, c])[bgr[..., c]] for c in range(3)], axis=-1)
-                sure_max = np.max(np.where(unsure, -np.inf, lin), axis=-1, keepdims=True)
-                fill = np.where(np.isfinite(sure_max), sure_max, np.max(lin, axis=-1, keepdims=True))
-                lin = np.where(unsure, np.clip(fill, lin, hi), lin)
+        lut = self.to_linear(np.repeat(np.arange(256, dtype=np.float32)[:, None], 3, axis=1))   # (256, 3)
+        lin = np.stack([lut[bgr[..., c], c] for c in range(3)], axis=-1)
         mixed = np.einsum("...c,dc->...d", lin, self.matrix.astype(np.float32))
         lin = np.where(np.any(self.clipped(bgr), axis=-1, keepdims=True), lin, mixed)
         lin = np.clip(lin, 0.0, 1.0)
@@ -268,8 +216,8 @@ def read_strips(frame: np.ndarray, homography: np.ndarray, layout: MatLayout) ->
     return [s for s in strips.values() if all(n in s for n, _ in NEUTRALS)]
 
 
-def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """Per-channel ``(levels, linear, ceiling, upper)`` of one strip's neutrals (module docstring), or
+def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per-channel ``(levels, linear, ceiling)`` of one strip's neutrals (module docstring), or
     None when fewer than three neutrals of a channel are kept, or they rise by less than
     :data:`MIN_CONTRAST` from black to the brightest kept.
 
@@ -278,8 +226,7 @@ def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     :data:`PLATEAU` of the step below (a camera whose raw channel clips mixes the clipped value
     through its colour matrix: the channel then tops out below 255); the brighter neutrals go
     with it, and the channel's ``ceiling`` is set :data:`PLATEAU_MARGIN` of the step below under
-    the last neutral kept (brighter levels are clipped, :meth:`ColourFrame.clipped`); ``upper``
-    is the linear light of the first neutral left out (``inf`` where none is, :attr:`ColourFrame.upper`). A neutral out of order in some channel is left out of
+    the last neutral kept (brighter levels are clipped, :meth:`ColourFrame.clipped`). A neutral out of order in some channel is left out of
     all (glare or a shadow across the strip). Without paper white the curve is extrapolated from
     the greys, and paper reads about 1 still.
     """
@@ -288,7 +235,6 @@ def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     seen = np.array([strip[n][0] for n in names])                                                 # (5, 3)
     order = np.argsort(target[:, 0])                                   # black .. white (neutral: same in every channel)
     ceiling = np.full(3, SATURATED)
-    upper = np.full(3, np.inf)
     keep = np.ones((len(seen), 3), bool)
     for c in range(3):
         steps = []
@@ -301,12 +247,10 @@ def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
             step = level - prev
             if level >= SATURATED:
                 keep[order[k:], c] = False
-                upper[c] = target[i, c]
                 break
             below = prev - seen[order[k - 2], c] if k >= 2 else 0.0
             if k >= 2 and step < PLATEAU * below:
                 keep[order[k:], c] = False
-                upper[c] = target[i, c]
                 # the plateau may begin just under the neutral below it: levels near it are clipped too
                 ceiling[c] = min(SATURATED, prev - PLATEAU_MARGIN * below)
                 break
@@ -330,7 +274,7 @@ def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
         grids = [np.linspace(x[0], x[-1], 9) for x in levels]
         linear = [np.interp(g, x, y) for g, x, y in zip(grids, levels, linear)]
         levels = grids
-    return np.array(levels), np.array(linear), ceiling, upper
+    return np.array(levels), np.array(linear), ceiling
 
 
 def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLayout) -> ColourFrame:
@@ -358,9 +302,9 @@ def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     curves = [(s, c) for s, c in curves if c is not None]
     if not curves:
         return nominal("colour references not readable (covered, out of view, clipped or glared)")
-    strip, (levels, lin, ceiling, upper) = max(curves, key=lambda sc: float(np.min(sc[1][0][:, -1] - sc[1][0][:, 0])))
+    strip, (levels, lin, ceiling) = max(curves, key=lambda sc: float(np.min(sc[1][0][:, -1] - sc[1][0][:, 0])))
     ceiling = np.min([c[2] for _s, c in curves], axis=0)
-    base = ColourFrame(levels, lin, np.eye(3), "mat references", {}, ceiling, upper)
+    base = ColourFrame(levels, lin, np.eye(3), "mat references", {}, ceiling)
     seen, want, weight = [], [], []
     inks = {r.name: r.bgr for r in layout.references}
     neutral_names = {n for n, _ in NEUTRALS}
@@ -377,12 +321,11 @@ def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     n = float(w.sum())
     m = np.linalg.solve((a * w).T @ a + RIDGE * n * np.eye(3), (a * w).T @ b + RIDGE * n * np.eye(3)).T
     m = m / np.maximum(m.sum(axis=1, keepdims=True), 1e-3)
-    frame_c = ColourFrame(levels, lin, m, "mat references", {}, ceiling, upper)
+    frame_c = ColourFrame(levels, lin, m, "mat references", {}, ceiling)
     patches: dict[str, list] = {}
     for s, _c in curves:
         for name, (patch, paper) in s.items():
             if not np.any(frame_c.clipped(patch)):
                 patches.setdefault(name, []).append(frame_c.reflectance(patch, paper))
-    return ColourFrame(levels, lin, m, "mat references", {k: np.mean(v, axis=0) for k, v in patches.items()}, ceiling,
-                       upper)
+    return ColourFrame(levels, lin, m, "mat references", {k: np.mean(v, axis=0) for k, v in patches.items()}, ceiling)
 

@@ -77,7 +77,7 @@ SHIFTS_MM = tuple((dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)
 #: slot kinds read at :data:`SHIFTS_MM` (the tile's crop is wide enough to hold a tile laid off)
 SHIFTED_KINDS = ("number", "mark")
 #: changes whenever the art, the regions or the teaching change: a cached model of another version is taught again
-MODEL_VERSION = "discovery-island-kit/6"
+MODEL_VERSION = "discovery-island-kit/5"
 
 
 #: (min confidence, min margin) of a sure reading per slot kind. The margins separate right from
