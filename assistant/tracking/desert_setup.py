@@ -212,9 +212,10 @@ def setup_flags(readings: Mapping[Slot, Reading], players: Sequence[str] | None 
 #: log-probability): players lay an opening as the rules say far more often than not, so a
 #: reading the camera is unsure of takes the rules' label, and one it is sure of stands (a
 #: reading is kept against the rules when its probability is above e^n / (1 + e^n), 0.95 at
-#: n = 3). Chosen on development set-up tables (second renderer 24000-24011, own renderer
-#: 900-919, and the same with one slot laid against the rules), never on the bench's measuring
-#: seeds; ``assistant bench setup`` measures how many such mistakes it then leaves unflagged
+#: n = 3). Chosen among 1, 2, 3 and 4.6 on development set-up tables of the second renderer
+#: (24000-24011, normal and stress, and 24100-24114 laid with one mistake each), never on the
+#: bench's measuring seeds; ``assistant bench setup`` measures how many such mistakes it then
+#: leaves unflagged
 SETUP_PRIOR_NATS = 3.0
 SAND_LABELS = ("none", "light", "dark")
 
@@ -251,7 +252,8 @@ def _distribution(r: Reading, expected: str, labels: Sequence[str] | None) -> di
     confidence, the second follows from its margin (the log-odds of the first over it), the
     others share the rest. Without, the reading's label has its confidence and ``expected`` all
     the rest (the most the camera's evidence could give it, so that a reading is overruled only
-    when it is unsure); a third key ``""`` keeps the rest when the two are the same label."""
+    when it is unsure); when the two are the same label the rest goes to the key ``"\\0"``
+    (some other label)."""
     if labels is not None and r.label in labels:
         ranked = [r.label, *[a for a in r.alternatives if a in labels and a != r.label]]
         ranked += [lab for lab in labels if lab not in ranked]
@@ -265,8 +267,15 @@ def _distribution(r: Reading, expected: str, labels: Sequence[str] | None) -> di
 
 def with_prior(r: Reading, expected: str, nats: float, labels: Sequence[str] | None = None) -> Reading:
     """``r`` with the label ``expected`` favoured by ``nats`` (Bayes' rule on
-    :func:`_distribution`): the likeliest label, its probability, the log-odds over the
-    runner-up and the others as alternatives."""
+    :func:`_distribution`; ``labels``, every label of the slot when the reading ranks them all).
+
+    Returns
+    -------
+    Reading
+        The likeliest label, its probability, the log-odds over the runner-up (nats) and the
+        others as alternatives. When the rules overrule the camera the probability is at most
+        ``1 - r.confidence``.
+    """
     post = _distribution(r, expected, labels)
     post = {lab: p * (math.exp(nats) if lab == expected else 1.0) for lab, p in post.items()}
     total = sum(post.values()) or 1.0
@@ -288,7 +297,13 @@ def pieces_prior(readings: Mapping[Slot, Reading], players: Sequence[str] | None
     (:func:`with_prior`): one light sand marker on each set-up sand cell and none elsewhere
     (§3.1 step 2); no part on the board; no pawn off the crash site (the cell read as
     ``crash_site_back``) and, with ``players`` (adventurer ids, the tablet's form), exactly their
-    pawns on it. Other slots are returned as they are."""
+    pawns on it. Other slots are returned as they are.
+
+    Raises
+    ------
+    KeyError
+        For an adventurer id the rules do not name.
+    """
     crash = [s[1:] for s, r in readings.items() if s[0] == "face" and r.label == "crash_site_back"]
     crash = crash[0] if len(crash) == 1 else None
     sand_cells = setup_sand_cells(START_STORM)
