@@ -35,6 +35,13 @@ BRIGHT_STEPS = (1.0, 1.25, 1.6, 2.0, 2.6, 3.5)  #: how far beyond 255 a saturate
 #: stress stills (as above) red, blue and green pawns show medians 0.24-0.27 (5th percentiles
 #: 0.12-0.17), the black-lettered ones 0.07-0.10 (95th percentiles 0.13-0.22), bare clearings 0.035
 LETTER_AT, LETTER_SCALE, LETTER_CAP = 0.18, 0.03, 3.0
+#: no white letter where one would show: evidence *against* red, blue and green (boundary, scale,
+#: bound). A blur weakens the letter but seldom hides it whole: on the development stress stills
+#: (as above) 8 of 679 white-lettered pawns show less than 0.10 (none of 463 on the normal ones,
+#: kit_photos seeds 3000-3079), while the black-lettered ones' medians are 0.07-0.10 and bare
+#: clearings' 0.035. Until issue 18 only a light outlier counted, and purple pawns whose colour
+#: a clipped, tinted light brought close to red read red (9 on those stills; 3 since)
+LETTER_NONE_AT, LETTER_NONE_SCALE, LETTER_NONE_CAP = 0.10, 0.02, 3.0
 #: a pawn's black rim (:attr:`HexLook.pawn`, the rim-minus-surround response): boundary, scale,
 #: bound (development stress stills as above: bare clearings <= 0.045 for 99 %, median 0.006;
 #: pawns' median 0.08-0.18)
@@ -98,8 +105,9 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
     if piece_label == "clearing":
         # the letter: white on red, blue and green, black on the others; a light outlier in the
-        # pawn's middle (a blur that hides the letter gives no evidence either way)
-        white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
+        # pawn's middle for, its absence (below what a blurred white letter still shows) against
+        white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP)) \
+            - float(np.clip((LETTER_NONE_AT - look.letter_light) / LETTER_NONE_SCALE, 0.0, LETTER_NONE_CAP))
         for p in PAWN_COLOURS:
             if tuple(p.ink) == (255, 255, 255):
                 scores[p.name] += white_letter
