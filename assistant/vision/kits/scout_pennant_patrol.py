@@ -3,7 +3,9 @@
 The hex is measured by :mod:`.scout_pennant_detect` (:class:`~.scout_pennant_detect.HexLook`);
 this module decides what stands on it (module docstring of :mod:`.scout_pennant_detect`,
 "patrol"): the colour's likelihood against the mat's references
-(:func:`~.scout_pennant_colour.colour_scores`), the printed letter, and (since issue 18) the
+(:func:`~.scout_pennant_colour.colour_scores`), the printed letter (a white one seen counts for
+red, blue and green; since issue 18 no white letter where one would show counts against them,
+deciding between close colours without making the reading surer), and (since issue 18) the
 pawn's presence told by its shape first and its colour second (:func:`pawn_presence`). The
 rules' prior (a patrol only on a clearing) is applied on the whole board
 (:func:`~.scout_pennant_board.patrol_prior`).
@@ -50,6 +52,7 @@ PAWN_AT, PAWN_SCALE, PAWN_CAP = 0.04, 0.02, 3.0
 #: the presence decision: a light that clips or tints the middle can make a bare clearing's grey
 #: fit a colour (or a pawn fit the grey) by tens of log-units, the shape cues above cannot
 TINT_CAP = 4.0
+WHITE_LETTERED = frozenset(p.name for p in PAWN_COLOURS if tuple(p.ink) == (255, 255, 255))   #: red, blue, green
 
 
 def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | None = None,
@@ -59,7 +62,9 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     Each colour's score is its best over an additive glare from 0 up to what the clearing's
     black ring shows beyond black, and, when the paper saturates in every channel, over how
     bright it really is, up to what the ring allows (:func:`colour_scores`), so a pawn washed out
-    by glare or saturated by a lamp reads unsure rather than as another colour.
+    by glare or saturated by a lamp reads unsure rather than as another colour. On a clearing the
+    letter adds its evidence (:data:`LETTER_AT`, :data:`LETTER_NONE_AT`); where the absence of a
+    white letter changes the reading, it is capped unsure, and it never raises the margin.
 
     Parameters
     ----------
@@ -103,21 +108,26 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
     # "none" first: on a tie (a middle clipped to white fits every colour) the commoner reading wins
     scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
+    tipped = False
     if piece_label == "clearing":
         # the letter: white on red, blue and green, black on the others; a light outlier in the
         # pawn's middle for, its absence (below what a blurred white letter still shows) against
-        white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP)) \
-            - float(np.clip((LETTER_NONE_AT - look.letter_light) / LETTER_NONE_SCALE, 0.0, LETTER_NONE_CAP))
+        white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
+        no_letter = float(np.clip((LETTER_NONE_AT - look.letter_light) / LETTER_NONE_SCALE, 0.0, LETTER_NONE_CAP))
         for p in PAWN_COLOURS:
             if tuple(p.ink) == (255, 255, 255):
                 scores[p.name] += white_letter
-    if piece_label == "clearing":
-        label, margin = pawn_presence(look, scores)
+        # a letter's absence decides between close colours but never makes a reading surer (a
+        # letter may be hidden after all): a reading it tipped asks
+        label, margin = pawn_presence(look, {n: v - no_letter if n in WHITE_LETTERED else v for n, v in scores.items()})
+        label0, margin0 = pawn_presence(look, scores)
+        tipped = label != label0
+        margin = min(margin, margin0)
     else:                                    # no pawn stands here (the rules' prior, patrol_prior, decides)
         order = sorted(scores, key=scores.get, reverse=True)
         label, margin = order[0], COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
     uneven = piece_label == "clearing" and look.glared_beside()
-    if look.washed(chroma) or uneven or not sure_piece:
+    if look.washed(chroma) or uneven or not sure_piece or tipped:
         margin = min(margin, CAPPED)
     return _reading(label, margin, look)
 
