@@ -52,6 +52,9 @@ PAWN_AT, PAWN_SCALE, PAWN_CAP = 0.04, 0.02, 3.0
 #: the presence decision: a light that clips or tints the middle can make a bare clearing's grey
 #: fit a colour (or a pawn fit the grey) by tens of log-units, the shape cues above cannot
 TINT_CAP = 4.0
+#: the clearing's grey beside the pawn tells a clipped paper's level where it is itself below this
+#: (0-255; a tone curve's shoulder compresses levels just under clipping)
+GREY_TOLD = 235.0
 WHITE_LETTERED = frozenset(p.name for p in PAWN_COLOURS if tuple(p.ink) == (255, 255, 255))   #: red, blue, green
 
 
@@ -64,7 +67,8 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     bright it really is, up to what the ring allows (:func:`colour_scores`), so a pawn washed out
     by glare or saturated by a lamp reads unsure rather than as another colour. On a clearing the
     letter adds its evidence (:data:`LETTER_AT`, :data:`LETTER_NONE_AT`); where the absence of a
-    white letter changes the reading, it is capped unsure, and it never raises the margin.
+    white letter changes the reading, or a white letter is seen on a pawn read in a
+    black-lettered colour, it is capped unsure; the absence never raises the margin.
 
     Parameters
     ----------
@@ -87,8 +91,11 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         in view.
     """
     piece_label = piece if isinstance(piece, str) else piece.label
+    inks = refs if refs is not None else nominal_refs()
     sure_piece = isinstance(piece, str) or piece.sure
     white = corrected_white(look.white, np.ones(3) if chroma is None else chroma)
+    if piece_label == "clearing" and look.clearing_like():
+        white = grey_white(look, white, inks["clearing"])
     g_max = 0.0
     core = look.ring_bgr if look.ring_core_bgr is None else look.ring_core_bgr
     if piece_label == "clearing" and look.clearing_like():
@@ -99,7 +106,6 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         # saturated paper hides how bright the light is; the black ring (never saturated) bounds it
         k_max = float(np.min(core / BLACK_FLOOR / np.maximum(white, 1.0)))
         bright = tuple(k for k in BRIGHT_STEPS if k <= max(1.0, k_max))
-    inks = refs if refs is not None else nominal_refs()
     greens = [inks["forest"], inks["forest:light"], (inks["forest"] + inks["forest:light"]) / 2]
     grey, paper = inks["clearing"], np.ones(3)
     backs = {"forest": greens, "clearing": [grey], "empty": [paper]}[piece_label] if sure_piece else greens + [grey, paper]
@@ -114,14 +120,16 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         # pawn's middle for, its absence (below what a blurred white letter still shows) against
         white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
         no_letter = float(np.clip((LETTER_NONE_AT - look.letter_light) / LETTER_NONE_SCALE, 0.0, LETTER_NONE_CAP))
-        for p in PAWN_COLOURS:
-            if tuple(p.ink) == (255, 255, 255):
-                scores[p.name] += white_letter
+        for name in WHITE_LETTERED:
+            scores[name] += white_letter
         # a letter's absence decides between close colours but never makes a reading surer (a
         # letter may be hidden after all): a reading it tipped asks
-        label, margin = pawn_presence(look, {n: v - no_letter if n in WHITE_LETTERED else v for n, v in scores.items()})
+        unlettered = {n: v - no_letter if n in WHITE_LETTERED else v for n, v in scores.items()}
+        label, margin = pawn_presence(look, unlettered)
         label0, margin0 = pawn_presence(look, scores)
-        tipped = label != label0
+        # and a white letter seen on a pawn read in a black-lettered colour: they disagree, ask
+        # (development stress stills: sure wrong 3 -> 2, right but unsure +19 of 2,869; normal: none)
+        tipped = label != label0 or (white_letter > 0 and label != "none" and label not in WHITE_LETTERED)
         margin = min(margin, margin0)
     else:                                    # no pawn stands here (the rules' prior, patrol_prior, decides)
         order = sorted(scores, key=scores.get, reverse=True)
@@ -165,3 +173,44 @@ def pawn_presence(look: HexLook, scores: dict[str, float]) -> tuple[str, float]:
     if presence > 0:
         return best, min(presence, COLOUR_GAIN * (scores[best] - scores[colours[1]]))
     return "none", -presence
+
+
+def grey_white(look: HexLook, white: np.ndarray, clearing_ref: np.ndarray) -> np.ndarray:
+    """The paper white of a clearing in the channels where the paper clips, from the clearing's
+    own grey beside the pawn when that says it is dimmer than ``white`` does.
+
+    Where the paper clips, :func:`~.scout_pennant_detect.corrected_white` restores it from the
+    light's chroma, which comes from unclipped paper elsewhere on the board or, when the paper
+    clips everywhere, from the black rings; a lamp of another colour than the board's median
+    light, or a tinted black, makes that estimate too high in a channel, and a pawn then reads
+    darker there than it is (yellow as orange, blue as green). The clearing's printed grey (the
+    gap between ring and pawn, :attr:`HexLook.gap_bgr`) lies in the pawn's own light and is
+    seldom clipped: divided by the grey's reference (its white-balanced level, as the mat's
+    strip shows it) it is the paper's level there. Only a lower estimate is taken (a blur that
+    darkens the gap with the ring's black makes it a lower bound, which never read better on
+    the development stills), never below 255. (Issue 18, chosen on the second renderer's
+    development stills, kit_photos seeds 3000-3119: with the letter cues, stress patrols 38 ->
+    32 wrong, normal 8 -> 2 wrong, 7 -> 0 sure: blue pawns read green under a webcam that clips
+    the paper in every channel; taking the grey's level whatever its side: 33 and 3.)
+
+    Parameters
+    ----------
+    look : HexLook
+        A clearing's measures (``gap_bgr`` None: ``white`` is returned unchanged).
+    white : (3,) float
+        The paper white, BGR 0-255 scale (may exceed 255: :func:`corrected_white`).
+    clearing_ref : (3,) float
+        The clearing grey's white-balanced reference (``refs["clearing"]``), BGR 0-1.
+
+    Returns
+    -------
+    (3,) float64
+        BGR, 0-255 scale, never above ``white`` nor below 255 where changed.
+    """
+    white = np.asarray(white, np.float64)
+    if look.gap_bgr is None:
+        return white
+    gap = np.asarray(look.gap_bgr, np.float64)
+    told = (gap < GREY_TOLD) & (np.asarray(look.white, np.float64) >= SATURATED)
+    level = np.maximum(gap / np.maximum(np.asarray(clearing_ref, np.float64), 0.05), 255.0)
+    return np.where(told, np.minimum(white, level), white)
