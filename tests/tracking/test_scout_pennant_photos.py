@@ -8,9 +8,10 @@
 - A pawn's presence on a clearing is told by its shape first, its colour second; a blurred
   white letter still counts; no patrol on a hex whose piece reads forest, sure or not.
 
-The photographed tables use development seeds of the kit photographs (75,001, 3,004, 3,024 and
-3,067, stress set), not measuring seeds of ``assistant bench detect`` (2,000,001+ and 2,050,001+) or of
-``assistant bench setup`` (50,000-50,019 and 55,000-55,019)."""
+The photographed tables use development seeds of the kit photographs (75,001, 3,004, 3,024,
+3,043 and 3,067, stress set; 3,100, normal set), not measuring seeds of ``assistant bench
+detect`` (2,000,001+ and 2,050,001+) or of ``assistant bench setup`` (50,000-50,019 and
+55,000-55,019)."""
 
 from __future__ import annotations
 
@@ -126,15 +127,15 @@ def test_a_green_table_whose_white_balance_clips_red_keeps_the_mats_colour_refer
     assert not sure_wrong
 
 
-def _pennant_photo(seed: int):
-    """A development still of the kit photographs' stress set, its truth, shot and homography."""
+def _pennant_photo(seed: int, which: str = "stress"):
+    """A development still of the kit photographs' set ``which``, its truth, shot and homography."""
     import cv2
 
     from assistant.bench.kit_photos import pennant_still
     from assistant.vision.kits.scout_pennant_board import board_homography
 
     cv2.setNumThreads(1)
-    image, table, shot = pennant_still(seed, "stress")
+    image, table, shot = pennant_still(seed, which)
     homography, reason = board_homography(image)
     assert homography is not None, reason
     return image, table, shot, homography
@@ -203,3 +204,34 @@ def test_no_patrol_is_read_on_a_hex_whose_piece_reads_forest_even_unsure():
     got = patrol_prior(Reading("orange", 0.6, 0.4), forest)
     assert got.label == "none" and not got.sure and got.alternatives == ("orange",)
     assert patrol_prior(Reading("orange", 0.6, 0.4), Reading("clearing", 0.6, 0.4)).label == "orange"
+
+
+def test_a_purple_pawn_without_a_white_letter_is_not_read_red():
+    """Under a dark-wood table's warm, clipped light a purple pawn's colour comes closer to the
+    strip's red than to its purple (kit photographs, development seed 3,043, stress set); its
+    middle shows no white letter (0.07 of white over the median, where the blurred white letters
+    of red pawns on those stills keep >= 0.10 for 99 %). Before issue 18's letter-absence cue
+    only a light outlier counted, and the pawn read red and sure (margin 1.17); now it reads
+    purple (unsure: the letter's absence decided it, and a letter may be hidden), and every
+    patrol of this still reads right."""
+    image, table, _shot, homography = _pennant_photo(3_043)
+    readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])
+    assert readings[("patrol", -1, -2)].label == table[("patrol", -1, -2)] == "purple"
+    assert not readings[("patrol", -1, -2)].sure
+    wrong = {s: (table[s], r.label) for s, r in readings.items() if r.label != table[s]}
+    assert not wrong
+
+
+def test_blue_pawns_under_a_paper_clipped_in_every_channel_are_not_read_green():
+    """A bright grey-cloth table whose webcam clips the paper in every channel (kit photographs,
+    development seed 3,100, normal set): the paper's blue was restored from the light's chroma,
+    which only the black rings gave (blue ~1.4 times green), so blue pawns looked darker in
+    blue and read green, sure (margins 1.6 and 1.9), and a purple pawn read red. The clearing's own grey
+    beside each pawn now bounds the clipped paper's level (``grey_white``): every patrol of the
+    still reads right."""
+    image, table, shot, homography = _pennant_photo(3_100, "normal")
+    assert shot.p["table"] == "grey cloth"
+    readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])
+    assert [readings[("patrol", *k)].label for k in ((-4, 4), (3, -2))] == ["blue", "blue"]
+    wrong = {s: (table[s], r.label) for s, r in readings.items() if r.label != table[s]}
+    assert not wrong

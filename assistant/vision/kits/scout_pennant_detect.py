@@ -105,6 +105,7 @@ RING_AT, RING_SCALE = -0.045, 0.03
 COLOUR_CAP = 4.0           #: the colour's log-odds are bounded: a clear shape outvotes a misleading colour
 CAPPED = 0.4                                   #: the margin of a reading capped unsure (< MIN_MARGIN)
 LETTER_MM = 4.0            #: where a pawn's letter is looked for (a 5 mm capital at the pawn's centre)
+GAP_CLEAR_MM = PAWN_MM / 2 + 1.0   #: the gap's grey is sampled this far from the pawn's centre (rim, shadow out)
 LIFTED_RATIO = 1.85                            #: a lightened forest's white-balanced G / max(B, R) below this: glare
 LIFTED_FOREST = 0.7                            #: a forest's darkest ink below this: light added on top
 
@@ -154,6 +155,9 @@ class HexLook(NamedTuple):
     paper_spread : float
         The ink spread (90th minus 10th percentile) over the hex's white zones: what noise and
         the frame's tint spread the ink of plain paper, the baseline of :attr:`spread`.
+    gap_bgr : (3,) float64 or None
+        Median BGR (0-255) of the gap annulus beyond :data:`GAP_CLEAR_MM` of the pawn's centre
+        (a clearing's printed grey in the pawn's light; ``None`` when not measured).
     """
 
     visible: bool
@@ -173,6 +177,7 @@ class HexLook(NamedTuple):
     letter_dark: float = 0.0
     pawn: float | None = None
     paper_spread: float = 0.0
+    gap_bgr: np.ndarray | None = None
 
     def clearing_like(self) -> bool:
         """A dark ring round a light gap (a clearing, whose ring can serve as a black reference)."""
@@ -549,6 +554,8 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
                       yy[o:o + k + 2 * s, o:o + k + 2 * s] - (dy + (py - cy_px) / ppm))
     else:
         rp = r
+    clear = gap_m & (rp > GAP_CLEAR_MM)
+    gap_bgr = np.median(inner[clear if clear.sum() >= 0.25 * gap_m.sum() else gap_m], axis=0).astype(np.float64)
     glyph = inner[rp <= LETTER_MM] / np.maximum(white.astype(np.float32), 1.0)
     g_lo, g_mid, g_hi = np.percentile(glyph, (5, 50, 95), axis=0)
     return HexLook(visible, white, float(np.median(ink[gap_m])), float(np.median(ink[ring_m])),
@@ -557,7 +564,7 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
                    float(np.percentile(ink[r <= DARK_MM], 97)), even, float(resp[iy, ix]), float(hi - lo),
                    np.percentile(inner[ring_m], 10, axis=0).astype(np.float64), _greenness(inner, white, gap_m),
                    float(np.max(g_hi - g_mid)), float(np.max(g_mid - g_lo)), float(pawn_resp),
-                   float(p_hi - p_lo))
+                   float(p_hi - p_lo), gap_bgr)
 
 
 def piece_reading(look: HexLook, chroma: np.ndarray | None = None,

@@ -3,7 +3,9 @@
 The hex is measured by :mod:`.scout_pennant_detect` (:class:`~.scout_pennant_detect.HexLook`);
 this module decides what stands on it (module docstring of :mod:`.scout_pennant_detect`,
 "patrol"): the colour's likelihood against the mat's references
-(:func:`~.scout_pennant_colour.colour_scores`), the printed letter, and (since issue 18) the
+(:func:`~.scout_pennant_colour.colour_scores`), the printed letter (a white one seen counts for
+red, blue and green; since issue 18 no white letter where one would show counts against them,
+deciding between close colours without making the reading surer), and (since issue 18) the
 pawn's presence told by its shape first and its colour second (:func:`pawn_presence`). The
 rules' prior (a patrol only on a clearing) is applied on the whole board
 (:func:`~.scout_pennant_board.patrol_prior`).
@@ -35,6 +37,13 @@ BRIGHT_STEPS = (1.0, 1.25, 1.6, 2.0, 2.6, 3.5)  #: how far beyond 255 a saturate
 #: stress stills (as above) red, blue and green pawns show medians 0.24-0.27 (5th percentiles
 #: 0.12-0.17), the black-lettered ones 0.07-0.10 (95th percentiles 0.13-0.22), bare clearings 0.035
 LETTER_AT, LETTER_SCALE, LETTER_CAP = 0.18, 0.03, 3.0
+#: no white letter where one would show: evidence *against* red, blue and green (boundary, scale,
+#: bound). A blur weakens the letter but seldom hides it whole: on the development stress stills
+#: (as above) 8 of 679 white-lettered pawns show less than 0.10 (none of 463 on the normal ones,
+#: kit_photos seeds 3000-3079), while the black-lettered ones' medians are 0.07-0.10 and bare
+#: clearings' 0.035. Until issue 18 only a light outlier counted, and purple pawns whose colour
+#: a clipped, tinted light brought close to red read red (9 on those stills; 3 since)
+LETTER_NONE_AT, LETTER_NONE_SCALE, LETTER_NONE_CAP = 0.10, 0.02, 3.0
 #: a pawn's black rim (:attr:`HexLook.pawn`, the rim-minus-surround response): boundary, scale,
 #: bound (development stress stills as above: bare clearings <= 0.045 for 99 %, median 0.006;
 #: pawns' median 0.08-0.18)
@@ -43,6 +52,10 @@ PAWN_AT, PAWN_SCALE, PAWN_CAP = 0.04, 0.02, 3.0
 #: the presence decision: a light that clips or tints the middle can make a bare clearing's grey
 #: fit a colour (or a pawn fit the grey) by tens of log-units, the shape cues above cannot
 TINT_CAP = 4.0
+#: the clearing's grey beside the pawn tells a clipped paper's level where it is itself below this
+#: (0-255; a tone curve's shoulder compresses levels just under clipping)
+GREY_TOLD = 235.0
+WHITE_LETTERED = frozenset(p.name for p in PAWN_COLOURS if tuple(p.ink) == (255, 255, 255))   #: red, blue, green
 
 
 def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | None = None,
@@ -52,7 +65,10 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     Each colour's score is its best over an additive glare from 0 up to what the clearing's
     black ring shows beyond black, and, when the paper saturates in every channel, over how
     bright it really is, up to what the ring allows (:func:`colour_scores`), so a pawn washed out
-    by glare or saturated by a lamp reads unsure rather than as another colour.
+    by glare or saturated by a lamp reads unsure rather than as another colour. On a clearing the
+    letter adds its evidence (:data:`LETTER_AT`, :data:`LETTER_NONE_AT`); where the absence of a
+    white letter changes the reading, or a white letter is seen on a pawn read in a
+    black-lettered colour, it is capped unsure; the absence never raises the margin.
 
     Parameters
     ----------
@@ -75,8 +91,11 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         in view.
     """
     piece_label = piece if isinstance(piece, str) else piece.label
+    inks = refs if refs is not None else nominal_refs()
     sure_piece = isinstance(piece, str) or piece.sure
     white = corrected_white(look.white, np.ones(3) if chroma is None else chroma)
+    if piece_label == "clearing" and look.clearing_like():
+        white = grey_white(look, white, inks["clearing"])
     g_max = 0.0
     core = look.ring_bgr if look.ring_core_bgr is None else look.ring_core_bgr
     if piece_label == "clearing" and look.clearing_like():
@@ -87,7 +106,6 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         # saturated paper hides how bright the light is; the black ring (never saturated) bounds it
         k_max = float(np.min(core / BLACK_FLOOR / np.maximum(white, 1.0)))
         bright = tuple(k for k in BRIGHT_STEPS if k <= max(1.0, k_max))
-    inks = refs if refs is not None else nominal_refs()
     greens = [inks["forest"], inks["forest:light"], (inks["forest"] + inks["forest:light"]) / 2]
     grey, paper = inks["clearing"], np.ones(3)
     backs = {"forest": greens, "clearing": [grey], "empty": [paper]}[piece_label] if sure_piece else greens + [grey, paper]
@@ -96,20 +114,28 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
     # "none" first: on a tie (a middle clipped to white fits every colour) the commoner reading wins
     scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
+    tipped = False
     if piece_label == "clearing":
         # the letter: white on red, blue and green, black on the others; a light outlier in the
-        # pawn's middle (a blur that hides the letter gives no evidence either way)
+        # pawn's middle for, its absence (below what a blurred white letter still shows) against
         white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
-        for p in PAWN_COLOURS:
-            if tuple(p.ink) == (255, 255, 255):
-                scores[p.name] += white_letter
-    if piece_label == "clearing":
-        label, margin = pawn_presence(look, scores)
+        no_letter = float(np.clip((LETTER_NONE_AT - look.letter_light) / LETTER_NONE_SCALE, 0.0, LETTER_NONE_CAP))
+        for name in WHITE_LETTERED:
+            scores[name] += white_letter
+        # a letter's absence decides between close colours but never makes a reading surer (a
+        # letter may be hidden after all): a reading it tipped asks
+        unlettered = {n: v - no_letter if n in WHITE_LETTERED else v for n, v in scores.items()}
+        label, margin = pawn_presence(look, unlettered)
+        label0, margin0 = pawn_presence(look, scores)
+        # and a white letter seen on a pawn read in a black-lettered colour: they disagree, ask
+        # (development stress stills: sure wrong 3 -> 2, right but unsure +19 of 2,869; normal: none)
+        tipped = label != label0 or (white_letter > 0 and label != "none" and label not in WHITE_LETTERED)
+        margin = min(margin, margin0)
     else:                                    # no pawn stands here (the rules' prior, patrol_prior, decides)
         order = sorted(scores, key=scores.get, reverse=True)
         label, margin = order[0], COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
     uneven = piece_label == "clearing" and look.glared_beside()
-    if look.washed(chroma) or uneven or not sure_piece:
+    if look.washed(chroma) or uneven or not sure_piece or tipped:
         margin = min(margin, CAPPED)
     return _reading(label, margin, look)
 
@@ -147,3 +173,44 @@ def pawn_presence(look: HexLook, scores: dict[str, float]) -> tuple[str, float]:
     if presence > 0:
         return best, min(presence, COLOUR_GAIN * (scores[best] - scores[colours[1]]))
     return "none", -presence
+
+
+def grey_white(look: HexLook, white: np.ndarray, clearing_ref: np.ndarray) -> np.ndarray:
+    """The paper white of a clearing in the channels where the paper clips, from the clearing's
+    own grey beside the pawn when that says it is dimmer than ``white`` does.
+
+    Where the paper clips, :func:`~.scout_pennant_detect.corrected_white` restores it from the
+    light's chroma, which comes from unclipped paper elsewhere on the board or, when the paper
+    clips everywhere, from the black rings; a lamp of another colour than the board's median
+    light, or a tinted black, makes that estimate too high in a channel, and a pawn then reads
+    darker there than it is (yellow as orange, blue as green). The clearing's printed grey (the
+    gap between ring and pawn, :attr:`HexLook.gap_bgr`) lies in the pawn's own light and is
+    seldom clipped: divided by the grey's reference (its white-balanced level, as the mat's
+    strip shows it) it is the paper's level there. Only a lower estimate is taken (a blur that
+    darkens the gap with the ring's black makes it a lower bound, which never read better on
+    the development stills), never below 255. (Issue 18, chosen on the second renderer's
+    development stills, kit_photos seeds 3000-3119: with the letter cues, stress patrols 38 ->
+    32 wrong, normal 8 -> 2 wrong, 7 -> 0 sure: blue pawns read green under a webcam that clips
+    the paper in every channel; taking the grey's level whatever its side: 33 and 3.)
+
+    Parameters
+    ----------
+    look : HexLook
+        A clearing's measures (``gap_bgr`` None: ``white`` is returned unchanged).
+    white : (3,) float
+        The paper white, BGR 0-255 scale (may exceed 255: :func:`corrected_white`).
+    clearing_ref : (3,) float
+        The clearing grey's white-balanced reference (``refs["clearing"]``), BGR 0-1.
+
+    Returns
+    -------
+    (3,) float64
+        BGR, 0-255 scale, never above ``white`` nor below 255 where changed.
+    """
+    white = np.asarray(white, np.float64)
+    if look.gap_bgr is None:
+        return white
+    gap = np.asarray(look.gap_bgr, np.float64)
+    told = (gap < GREY_TOLD) & (np.asarray(look.white, np.float64) >= SATURATED)
+    level = np.maximum(gap / np.maximum(np.asarray(clearing_ref, np.float64), 0.05), 255.0)
+    return np.where(told, np.minimum(white, level), white)
