@@ -10,9 +10,11 @@ set-up tables of seeds 900-919; measuring uses the seeds below):
   own art, read by the own-art detector; seeds 20000+ normal light, 21000+ stress) and by the
   second renderer (:mod:`.second_renderer`: the owner's component photos, another camera, light
   and sensor, read by the detector taught from those photos; seeds 22000+ normal, 23000+
-  stress). Read as the referee's new-game page reads them (:func:`~..tracking.desert_setup.
-  read_setup`: the set-up rules as a prior, the players' adventurers from the form). Reported:
-  tables read exactly (every slot), the same without the pawns, wrong cells, wrong cells not
+  stress). Read as the referee's new-game page first reads them (:func:`~..tracking.
+  desert_setup.read_setup`: the set-up rules as a prior, before the form names the players)
+  and flagged against the players' adventurers. Reported: tables read exactly (every slot),
+  the same read with the form's players (a read made after the form was sent), the same
+  without the pawns, wrong cells, wrong cells not
   flagged (silent), flags on cells read right;
 - **set-up laid with one mistake** (second renderer, seeds 25000+ normal, 26000+ stress;
   :mod:`.setup_mistakes`: sand moved, missing or doubled, a pawn off the crash site, a tile city
@@ -48,7 +50,8 @@ import numpy as np
 
 from ..games import get_game
 from ..tracking.desert_check import compare_table
-from ..tracking.desert_setup import ADVENTURER_OF_COLOUR, SETUP_PRIOR_NATS, read_setup, wrong_cells
+from ..tracking.desert_setup import (ADVENTURER_OF_COLOUR, SETUP_PRIOR_NATS, read_setup, setup_flags, with_players,
+                                     wrong_cells)
 from ..tracking.forbidden_desert import ForbiddenDesertTable, colours_of
 from ..vision.detectors import forbidden_desert as fd
 from ..vision.detectors import synth
@@ -112,9 +115,11 @@ def players_of(truth: dict) -> list[str]:
 
 
 def measure_setups(det, tables: Iterator[tuple], nats: float = SETUP_PRIOR_NATS) -> dict[str, Any]:
-    """Read and flag every table as the referee's new-game page does (:func:`~..tracking.
-    desert_setup.read_setup` with the players' adventurers, the rules as a prior of ``nats``);
-    returns counters (``tables``, ``exact``, ``exact_no_pawns``, ``wrong_cells``, ``silent``,
+    """Read every table as the referee's new-game page first does (:func:`~..tracking.
+    desert_setup.read_setup`, the rules as a prior of ``nats``, no players yet) and flag it
+    against the players' adventurers (as the page does when asked to start); returns counters
+    (``tables``, ``exact``, ``exact_with_players``: the same read with the form's players,
+    :func:`~..tracking.desert_setup.with_players`, ``exact_no_pawns``, ``wrong_cells``, ``silent``,
     ``needless``, ``not_found``; for tables laid with a mistake, :mod:`.setup_mistakes`,
     ``caught`` and ``caught <kind>`` / ``laid <kind>``), ``seconds`` per read (wall time) and
     ``cpu_seconds`` per read (the reading thread's CPU time, ``time.thread_time``: the
@@ -129,11 +134,16 @@ def measure_setups(det, tables: Iterator[tuple], nats: float = SETUP_PRIOR_NATS)
             out["not_found"] += 1
             continue
         t0, c0 = time.perf_counter(), time.thread_time()
-        read = read_setup(det, frame, homography, k, players_of(truth), nats)
+        read = read_setup(det, frame, homography, k, None, nats)        # the page's first read: no players yet
         seconds.append(time.perf_counter() - t0)
         cpu.append(time.thread_time() - c0)
+        players = players_of(truth)
+        if nats:
+            # the same read with the form's players (a read made after the form was sent)
+            known = with_players(read.readings, players, nats)
+            out["exact_with_players"] += not wrong_cells(known, truth)
         readings = read.readings
-        flags = {f.cell for f in read.flags}
+        flags = {f.cell for f in setup_flags(readings, players)}
         if "mistake" in truth:
             kind, cell = truth["mistake"]
             out["caught"] += cell in flags
@@ -272,7 +282,8 @@ def run(seconds: float = 0.0, seed: int = 1, setups: int = SETUPS, checks: int =
                 got = measure_setups(det, tables(s, setups, which))
                 n = got["tables"] - got.get("not_found", 0)
                 print(f"  set-up read, {name}, {which} (seeds {s}-{s + setups - 1}): exact {got.get('exact', 0)}/{n} "
-                      f"({100 * got.get('exact', 0) / max(n, 1):.1f} %), without the pawns "
+                      f"({100 * got.get('exact', 0) / max(n, 1):.1f} %), with the form's players "
+                      f"{got.get('exact_with_players', 0)}/{n}, without the pawns "
                       f"{got.get('exact_no_pawns', 0)}/{n} ({100 * got.get('exact_no_pawns', 0) / max(n, 1):.1f} %); "
                       f"wrong cells {got.get('wrong_cells', 0)}, of them not flagged {got.get('silent', 0)} "
                       f"{got['silent_examples'][:5]}; flags on cells read right {got.get('needless', 0)}; "

@@ -60,7 +60,10 @@ class TableReader:
         The referee's corrections of :attr:`reading`.
     context : object or None
         :meth:`~..tracking.opening.OpeningKit.context` of the set-up the referee asked for
-        (set by the lobby), against which the flags are worked out; None before.
+        (set by the lobby when the referee asks to start), against which the flags are worked
+        out and with which the reading is shown and started (the kit's
+        :meth:`~..tracking.opening.OpeningKit.given`: Forbidden Desert's players' pawns expected
+        on the crash site); None before.
     status : str
         The motion gate's last status, or why the source stopped.
     """
@@ -142,11 +145,12 @@ class TableReader:
     def labels(self) -> dict:
         """The table as read with the referee's corrections: slot -> label."""
         with self._lock:
-            return {**({s: r.label for s, r in self.reading.items()} if self.reading else {}), **self.corrections}
+            read = self.kit.given(self.reading, self.context) if self.reading else {}
+            return {**{s: r.label for s, r in read.items()}, **self.corrections}
 
     def _readings(self) -> dict:
         """The readings with the corrections as sure readings (the caller holds the lock)."""
-        readings = dict(self.reading or {})
+        readings = self.kit.given(self.reading, self.context) if self.reading else {}
         readings.update({slot: Reading(label) for slot, label in self.corrections.items()})
         return readings
 
@@ -180,7 +184,7 @@ class TableReader:
                                    "corrected": [list(s) for s in self.corrections], "allowed": self.kit.allowed}
             if self.reading is None:
                 return out
-            readings, corrections, context = dict(self.reading), dict(self.corrections), self.context
+            readings, corrections, context = self.kit.given(self.reading, self.context), dict(self.corrections), self.context
         out["reading"] = self.kit.view(readings, self.flags(context), corrections)
         return out
 

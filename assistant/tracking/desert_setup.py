@@ -247,22 +247,29 @@ def face_prior(nats: float = SETUP_PRIOR_NATS) -> dict[tuple, dict[str, float]]:
 
 
 def _distribution(r: Reading, expected: str, labels: Sequence[str] | None) -> dict[str, float]:
-    """A reading's probabilities. With ``labels`` (every label of the slot, which the reading
-    ranks in full: its label, then its alternatives, as the sand reading does) the first is its
-    confidence, the second follows from its margin (the log-odds of the first over it), the
-    others share the rest. Without, the reading's label has its confidence and ``expected`` all
+    """A reading's probabilities. With ``labels`` (every label of the slot), when the reading
+    ranks them all (its label, then every other as an alternative, as the sand reading does),
+    the first is its confidence, the second follows from its margin (the log-odds of the first
+    over it), the others share the rest, none above the second (then all are scaled to sum to
+    1). Otherwise (a reading copied from an unknown or storm face has no ranking) the
+    reading's label has its confidence (clamped to 0..1) and ``expected`` all
     the rest (the most the camera's evidence could give it, so that a reading is overruled only
     when it is unsure); when the two are the same label the rest goes to the key ``"\\0"``
     (some other label)."""
-    if labels is not None and r.label in labels:
-        ranked = [r.label, *[a for a in r.alternatives if a in labels and a != r.label]]
-        ranked += [lab for lab in labels if lab not in ranked]
-        first = min(max(r.confidence, 0.0), 1.0)
-        second = min(first * math.exp(-max(r.margin, 0.0)), 1.0 - first)
-        rest = max(1.0 - first - second, 0.0) / max(len(ranked) - 2, 1)
-        return {lab: (first, second)[k] if k < 2 else rest for k, lab in enumerate(ranked)}
+    conf = min(max(float(r.confidence), 0.0), 1.0) if math.isfinite(r.confidence) else 0.0
+    ranks = [a for a in r.alternatives if labels is not None and a in labels and a != r.label]
+    if labels is not None and r.label in labels and len(ranks) == len(labels) - 1:
+        ranked = [r.label, *ranks]
+        margin = max(float(r.margin), 0.0) if math.isfinite(r.margin) else 0.0
+        second = min(conf * math.exp(-margin), 1.0 - conf)
+        rest = min(max(1.0 - conf - second, 0.0) / max(len(ranked) - 2, 1), second)
+        probs = [conf, second] + [rest] * (len(ranked) - 2)
+        total = sum(probs)
+        if total <= 0.0:                     # nothing said at all: every label alike
+            return {lab: 1.0 / len(ranked) for lab in ranked}
+        return {lab: p / total for lab, p in zip(ranked, probs)}
     other = expected if expected != r.label else "\0"
-    return {r.label: r.confidence, other: 1.0 - r.confidence}
+    return {r.label: conf, other: 1.0 - conf}
 
 
 def with_prior(r: Reading, expected: str, nats: float, labels: Sequence[str] | None = None) -> Reading:
@@ -272,9 +279,9 @@ def with_prior(r: Reading, expected: str, nats: float, labels: Sequence[str] | N
     Returns
     -------
     Reading
-        The likeliest label, its probability, the log-odds over the runner-up (nats) and the
-        others as alternatives. When the rules overrule the camera the probability is at most
-        ``1 - r.confidence``.
+        The likeliest label, its probability, the log-odds over the runner-up (nats, >= 0) and
+        the others as alternatives. When the rules overrule the camera the probability is at
+        most ``1 - r.confidence``.
     """
     post = _distribution(r, expected, labels)
     post = {lab: p * (math.exp(nats) if lab == expected else 1.0) for lab, p in post.items()}
@@ -284,11 +291,12 @@ def with_prior(r: Reading, expected: str, nats: float, labels: Sequence[str] | N
         ranked = ranked[::-1]
     (p1, label), (p2, _second) = ranked[0], (ranked[1] if len(ranked) > 1 else (0.0, ""))
     alts = tuple(lab for _p, lab in ranked[1:] if lab != "\0")
+    margin = max(0.0, math.log(max(p1, 1e-9) / max(p2, 1e-9)))
     if label != r.label:
         # the rules overrule the camera: believed only as far as the camera left room for it,
         # so that what the camera saw fairly clearly against the rules is still flagged unsure
-        p1 = min(p1, 1.0 - r.confidence)
-    return Reading(label, p1, math.log(max(p1, 1e-9) / max(p2, 1e-9)), alts)
+        p1 = min(p1, 1.0 - min(max(r.confidence, 0.0), 1.0))
+    return Reading(label, p1, margin, alts)
 
 
 def pieces_prior(readings: Mapping[Slot, Reading], players: Sequence[str] | None = None,
@@ -296,29 +304,58 @@ def pieces_prior(readings: Mapping[Slot, Reading], players: Sequence[str] | None
     """The sand, part and pawn readings of an opening with the set-up rules as a prior
     (:func:`with_prior`): one light sand marker on each set-up sand cell and none elsewhere
     (§3.1 step 2); no part on the board; no pawn off the crash site (the cell read as
-    ``crash_site_back``) and, with ``players`` (adventurer ids, the tablet's form), exactly their
-    pawns on it. Other slots are returned as they are.
+    ``crash_site_back``; when not exactly one is, the cell whose pawn reading names the most
+    colours, :func:`_crowded_cell`; when there is none either, the pawns are left as read) and,
+    with ``players`` (adventurer ids, the tablet's form), exactly their pawns on it. Cells read
+    as the storm or as no tile, and other slots, are returned as they are.
 
     Raises
     ------
     KeyError
         For an adventurer id the rules do not name.
     """
-    crash = [s[1:] for s, r in readings.items() if s[0] == "face" and r.label == "crash_site_back"]
-    crash = crash[0] if len(crash) == 1 else None
+    crash = [tuple(s[1:]) for s, r in readings.items() if s[0] == "face" and r.label == "crash_site_back"]
+    # no crash site read, or two: the pawns stand where most are read, or nothing is assumed
+    crash = crash[0] if len(crash) == 1 else _crowded_cell(readings)
     sand_cells = setup_sand_cells(START_STORM)
     want = "+".join(sorted(COLOUR_OF[p] for p in players)) if players is not None else None
+    # a cell read as the storm or as no tile holds nothing: its readings are copies of the
+    # face's, with no evidence of their own for a prior to weigh
+    bare = {tuple(s[1:]) for s, r in readings.items() if s[0] == "face" and r.label in ("storm", "unknown")}
     out = dict(readings)
     for slot, r in readings.items():
         kind, cell = slot[0], tuple(slot[1:])
+        if cell in bare:
+            continue
         if kind == "sand":
             out[slot] = with_prior(r, "light" if cell in sand_cells else "none", nats, SAND_LABELS)
         elif kind == "parts":
             out[slot] = with_prior(r, "", nats)
-        elif kind == "pawns" and cell != crash:
+        elif kind == "pawns" and crash is not None and cell != crash:
             out[slot] = with_prior(r, "", nats)
-        elif kind == "pawns" and want is not None:
+        elif kind == "pawns" and crash is not None and want is not None:
             out[slot] = with_prior(r, want, nats)
+    return out
+
+
+def with_players(readings: Mapping[Slot, Reading], players: Sequence[str],
+                 nats: float = SETUP_PRIOR_NATS) -> dict[Slot, Reading]:
+    """Readings :func:`pieces_prior` made without the players, as if made with them: the
+    crash site's pawn reading (:func:`pieces_prior` leaves it as read without players) with
+    exactly the players' pawns favoured. Equal to reading with ``players`` from the start.
+
+    Raises
+    ------
+    KeyError
+        For an adventurer id the rules do not name.
+    """
+    crash = [tuple(s[1:]) for s, r in readings.items() if s[0] == "face" and r.label == "crash_site_back"]
+    crash = crash[0] if len(crash) == 1 else _crowded_cell(readings)
+    out = dict(readings)
+    bare = ("storm", "unknown")
+    if crash is not None and ("pawns", *crash) in out and out.get(("face", *crash), Reading("")).label not in bare:
+        want = "+".join(sorted(COLOUR_OF[p] for p in players))
+        out[("pawns", *crash)] = with_prior(out[("pawns", *crash)], want, nats)
     return out
 
 
@@ -353,7 +390,7 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
     readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces)}
     if nats:
         crowd = _crowded_cell(readings)
-        if crowd is not None and faces.get(("face", *crowd), Reading("")).label != "crash_site_back":
+        if crowd not in (None, START_STORM) and faces.get(("face", *crowd), Reading("")).label != "crash_site_back":
             # every pawn starts on the crash site (§3.1 step 5): the tile the pawns stand on
             # is favoured as the crash site, the faces are assigned again and, when that moves
             # the crash site, what lies on the tiles is read again on the pictures now chosen
@@ -362,7 +399,10 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
             again = {("face", *key): Reading(r.label, r.confidence, r.margin, r.alternatives)
                      for key, r in table_readings(scores, prior).items()}
             if any(again[s].label != faces[s].label for s in again):
-                faces = {**faces, **again}
+                # a face the crowd moved is no surer than its first reading left room for
+                faces = {**faces, **{s: r if r.label == faces[s].label else
+                                     Reading(r.label, min(r.confidence, 1.0 - faces[s].confidence), r.margin,
+                                             r.alternatives) for s, r in again.items()}}
                 readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces)}
         readings = pieces_prior(readings, players, nats)
     return SetupReading(readings, setup_flags(readings, players))
@@ -510,10 +550,15 @@ class DesertOpening(OpeningKit):
         return "none" if kind == "sand" else ""
 
     def read(self, frame: Any, homography: Any, camera_matrix: Any, context: Any = None) -> dict[Slot, Reading]:
-        """:func:`read_setup`'s readings (every cell's four slots and the card place), with
-        ``context`` (the players' adventurers, :meth:`context`) as the pawns expected on the
-        crash site when the referee's form already names them."""
-        return read_setup(self.detector, frame, homography, camera_matrix, context).readings
+        """:func:`read_setup`'s readings (every cell's four slots and the card place), made
+        without the players (``context`` is not used: :meth:`given` adds them when the form
+        names them, to this read and any later one)."""
+        return read_setup(self.detector, frame, homography, camera_matrix).readings
+
+    def given(self, readings: Mapping[Slot, Reading], context: Any = None) -> dict[Slot, Reading]:
+        """:func:`with_players` with ``context`` as the players' adventurers (unchanged
+        without them)."""
+        return with_players(readings, context) if context else dict(readings)
 
     def flags(self, readings: Mapping[Slot, Reading], context: Any = None) -> list:
         """:func:`setup_flags` with ``context`` as the players' adventurers (or None)."""

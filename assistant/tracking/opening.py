@@ -106,6 +106,12 @@ class OpeningKit:
         as a prior), or ``None``."""
         raise NotImplementedError
 
+    def given(self, readings: Mapping[Slot, Reading], context: Any = None) -> dict[Slot, Reading]:
+        """The readings made without ``context`` (:meth:`context` of the set-up the referee
+        asked for, or ``None``) as if made with it (default: unchanged); Forbidden Desert takes
+        the form's players as the pawns expected on the crash site."""
+        return dict(readings)
+
     def flags(self, readings: Mapping[Slot, Reading], context: Any = None) -> list[Flag]:
         """The cells whose reading breaks the set-up rules or is unsure (one :class:`Flag` each);
         ``context`` is :meth:`context` of the set-up the referee asked for, or ``None`` (the

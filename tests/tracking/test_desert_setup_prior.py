@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assistant.tracking.base import Reading
-from assistant.tracking.desert_setup import (SETUP_PRIOR_NATS, face_prior, pieces_prior, read_setup, setup_flags,
+from assistant.tracking.desert_setup import (SETUP_PRIOR_NATS, pieces_prior, read_setup, setup_flags, with_players,
                                              with_prior, wrong_cells)
 
 PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "components" / "forbidden-desert"
@@ -69,10 +69,43 @@ def test_the_pawns_are_expected_on_the_tile_read_as_the_crash_site():
     assert pieces_prior(readings)[("pawns", 0, 0)].label == "red"  # without the players, colours as read
 
 
-def test_the_face_prior_puts_the_storm_in_the_centre_and_every_tile_desert_side_up():
-    prior = face_prior(3.0)
-    assert prior[(2, 2)] == {"storm": 3.0}
-    assert prior[(0, 0)] == {"dune_back": 3.0, "water_back": 3.0, "crash_site_back": 3.0}
+def test_a_reading_with_no_evidence_is_not_made_sure():
+    """A reading copied from a face read as no tile (confidence 0, no ranking) neither makes
+    up a sure label nor is given the rules' one; the rules' own label read unsure stays."""
+    blank = with_prior(Reading("none", 0.0, 0.0), "none", SETUP_PRIOR_NATS, ("none", "light", "dark"))
+    assert blank.label == "none" and 0.0 <= blank.confidence <= 1.0 and blank.margin >= 0.0
+    readings = {("face", 0, 2): Reading("unknown", 0.0, 0.0), ("sand", 0, 2): Reading("none", 0.0, 0.0),
+                ("pawns", 0, 2): Reading("", 0.0, 0.0), ("parts", 0, 2): Reading("", 0.0, 0.0)}
+    after = pieces_prior(readings, ["archeologist", "navigator"])
+    assert after == readings                                 # (0, 2) is a set-up sand cell: no sand made up
+    overruled = with_prior(Reading("red", 0.9), "", 3.0)
+    assert overruled.label == "" and overruled.margin >= 0.0 and overruled.confidence <= 0.1 + 1e-9
+
+
+class _Table:
+    """A table reader that reads the faces and pieces given (the read's own prior logic is what
+    is tested, not the detector): pawns read on the storm cell, no crash site read."""
+
+    def __init__(self, faces, pieces):
+        self.faces, self.pieces = faces, pieces
+
+    def read_flat(self, frame, homography, cells, with_card, prior=None):
+        return dict(self.faces), {}
+
+    def read_pieces(self, frame, homography, camera_matrix, scores, faces):
+        return dict(self.pieces)
+
+
+def test_pawns_read_on_the_storm_cell_do_not_break_the_read():
+    """Players who laid a tile in the centre and stood their pawns on it: the read does not
+    fail (the crash site is never favoured on the storm's cell) and the table is flagged."""
+    faces = {("face", r, c): Reading("dune_back", 1.0) for r in range(5) for c in range(5)}
+    pieces = {(k, r, c): Reading("none" if k == "sand" else "", 0.99) for k in ("sand", "pawns", "parts")
+              for r in range(5) for c in range(5)}
+    pieces[("pawns", 2, 2)] = Reading("red+yellow", 0.9)
+    read = read_setup(_Table(faces, pieces), None, None, None, ["archeologist", "navigator"])
+    assert read.readings[("pawns", 2, 2)].label == "red+yellow"     # the pawns stand where they were read
+    assert (2, 2) in {f.cell for f in read.flags}
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +128,9 @@ def test_a_second_renderer_opening_is_read_exactly_with_the_rules_as_a_prior(pho
     assert wrong_cells(alone.readings, truth) <= {f.cell for f in alone.flags}
     ruled = read_setup(photo_det, frame, h, k, players)
     assert not wrong_cells(ruled.readings, truth)
+    # the server reads before the form names the players and adds them when it does
+    first = read_setup(photo_det, frame, h, k)
+    assert with_players(first.readings, players) == ruled.readings
 
 
 @needs_photos

@@ -616,7 +616,7 @@ def table_readings(scores: Mapping[object, CellScores],
     prior : dict cell -> dict label -> float, optional
         What else is known of the table: nats added to a label's log-probability on a cell
         (labels not named get 0), e.g. the set-up rules' "every tile desert side up"
-        (:func:`~assistant.tracking.desert_setup.setup_prior`). Default: the rules' counts only.
+        (:func:`~assistant.tracking.desert_setup.face_prior`). Default: the rules' counts only.
 
     Returns
     -------
