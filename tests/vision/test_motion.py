@@ -191,8 +191,9 @@ def test_a_warm_lamp_switched_on_over_a_still_board_is_light_and_the_gate_settle
 
 def test_clipping_is_counted_channel_by_channel():
     """A block saturated in blue only is clipped in blue only: the clipped shares of
-    :func:`~assistant.vision.change.block_means` are each channel's own (OpenCV 5.1's
-    ``cv2.compare`` of a colour image with a number tests the first channel only; numpy does not)."""
+    :func:`~assistant.vision.change.block_means` are each channel's own. A guard for OpenCV
+    5.1, whose ``cv2.compare`` of a colour image with a number tests the first channel only (the
+    old code fails this there; on the pinned 5.0 it passed too)."""
     import numpy as np
 
     from assistant.vision.change import CLIPPED, block_means
