@@ -314,14 +314,12 @@ def pieces_prior(readings: Mapping[Slot, Reading], players: Sequence[str] | None
     KeyError
         For an adventurer id the rules do not name.
     """
-    crash = [tuple(s[1:]) for s, r in readings.items() if s[0] == "face" and r.label == "crash_site_back"]
-    # no crash site read, or two: the pawns stand where most are read, or nothing is assumed
-    crash = crash[0] if len(crash) == 1 else _crowded_cell(readings)
+    crash = _crash_cell(readings)
     sand_cells = setup_sand_cells(START_STORM)
-    want = "+".join(sorted(COLOUR_OF[p] for p in players)) if players is not None else None
+    want = _pawns_of(players) if players is not None else None
     # a cell read as the storm or as no tile holds nothing: its readings are copies of the
     # face's, with no evidence of their own for a prior to weigh
-    bare = {tuple(s[1:]) for s, r in readings.items() if s[0] == "face" and r.label in ("storm", "unknown")}
+    bare = {tuple(s[1:]) for s, r in readings.items() if s[0] == "face" and r.label in _BARE}
     out = dict(readings)
     for slot, r in readings.items():
         kind, cell = slot[0], tuple(slot[1:])
@@ -349,14 +347,27 @@ def with_players(readings: Mapping[Slot, Reading], players: Sequence[str],
     KeyError
         For an adventurer id the rules do not name.
     """
-    crash = [tuple(s[1:]) for s, r in readings.items() if s[0] == "face" and r.label == "crash_site_back"]
-    crash = crash[0] if len(crash) == 1 else _crowded_cell(readings)
+    crash = _crash_cell(readings)
     out = dict(readings)
-    bare = ("storm", "unknown")
-    if crash is not None and ("pawns", *crash) in out and out.get(("face", *crash), Reading("")).label not in bare:
-        want = "+".join(sorted(COLOUR_OF[p] for p in players))
-        out[("pawns", *crash)] = with_prior(out[("pawns", *crash)], want, nats)
+    if crash is not None and ("pawns", *crash) in out and out.get(("face", *crash), Reading("")).label not in _BARE:
+        out[("pawns", *crash)] = with_prior(out[("pawns", *crash)], _pawns_of(players), nats)
     return out
+
+
+_BARE = ("storm", "unknown")
+
+
+def _crash_cell(readings: Mapping[Slot, Reading]) -> tuple | None:
+    """The cell read as ``crash_site_back`` when exactly one is; else (none read, or two) the
+    cell the pawns crowd on (:func:`_crowded_cell`), or None."""
+    crash = [tuple(s[1:]) for s, r in readings.items() if s[0] == "face" and r.label == "crash_site_back"]
+    return crash[0] if len(crash) == 1 else _crowded_cell(readings)
+
+
+def _pawns_of(players: Sequence[str]) -> str:
+    """The pawn label of the players' adventurers (colours ``+``-joined, sorted); KeyError for
+    an adventurer id the rules do not name."""
+    return "+".join(sorted(COLOUR_OF[p] for p in players))
 
 
 def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str] | None = None,
