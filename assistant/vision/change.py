@@ -193,9 +193,9 @@ def block_means(img: np.ndarray, shape: tuple[int, int], inside: np.ndarray | No
         norm = cv2.GaussianBlur(weight, (k, k), sigma)
         means = (cv2.resize(soft, size, interpolation=cv2.INTER_AREA)
                  / np.maximum(cv2.resize(norm, size, interpolation=cv2.INTER_AREA), 1e-3)[..., None])
-    # every channel against the level (numpy: OpenCV 5.1 compares a 3-channel image with a
-    # Python number in its first channel only, and the others with 0)
-    clipped = np.where(img > CLIPPED - 1, np.uint8(255), np.uint8(0))
+    # every channel against the level: a threshold (OpenCV 5.1's cv2.compare with a Python
+    # number tests the first channel only, and the others against 0); 0.04 ms, numpy's where 1 ms
+    clipped = cv2.threshold(img, CLIPPED - 1, 255, cv2.THRESH_BINARY)[1]
     share = cv2.resize(clipped, size, interpolation=cv2.INTER_AREA).astype(np.float32) * (1.0 / 255.0)
     return np.dstack([means, share]).astype(np.float32)
 

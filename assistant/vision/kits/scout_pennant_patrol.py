@@ -94,11 +94,10 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     inks = refs if refs is not None else nominal_refs()
     sure_piece = isinstance(piece, str) or piece.sure
     white = corrected_white(look.white, np.ones(3) if chroma is None else chroma)
-    if piece_label == "clearing" and look.clearing_like():
-        white = grey_white(look, white, inks["clearing"])
     g_max = 0.0
     core = look.ring_bgr if look.ring_core_bgr is None else look.ring_core_bgr
     if piece_label == "clearing" and look.clearing_like():
+        white = grey_white(look, white, inks["clearing"])
         # the ring is black: what it shows beyond black may be light added on top (glare)
         g_max = float(np.clip(np.mean(core) - BLACK_LEVEL * np.mean(white), 0.0, None))
     bright: tuple = (1.0,)
