@@ -129,8 +129,12 @@ def test_a_second_renderer_opening_is_read_exactly_with_the_rules_as_a_prior(pho
     ruled = read_setup(photo_det, frame, h, k, players)
     assert not wrong_cells(ruled.readings, truth)
     # the server reads before the form names the players and adds them when it does
-    first = read_setup(photo_det, frame, h, k)
-    assert with_players(first.readings, players) == ruled.readings
+    # (equal up to the last bits: threaded BLAS may sum in another order from call to call)
+    first = with_players(read_setup(photo_det, frame, h, k).readings, players)
+    assert first.keys() == ruled.readings.keys()
+    for slot, r in ruled.readings.items():
+        assert (first[slot].label, first[slot].alternatives) == (r.label, r.alternatives), slot
+        assert (first[slot].confidence, first[slot].margin) == pytest.approx((r.confidence, r.margin), rel=1e-9, abs=1e-9), slot
 
 
 @needs_photos
