@@ -239,10 +239,11 @@ def _crowded_cell(readings: Mapping[Slot, Reading]) -> tuple | None:
 def face_prior(nats: float = SETUP_PRIOR_NATS) -> dict[tuple, dict[str, float]]:
     """The set-up rules as a prior on the faces (for
     :func:`~..vision.detectors.desert_flat.table_readings`): ``dict (r, c) -> dict label ->
-    nats``, every tile desert side up (the three backs favoured by ``nats``) around the empty
-    storm cell ``START_STORM`` (``storm`` favoured there); the backs' counts are the
-    assignment's own."""
-    return {(r, c): ({"storm": nats} if (r, c) == START_STORM else {b: nats for b in BACK_FACES})
+    nats``, a tile on every cell desert side up (the three backs favoured by ``nats``, and
+    ``unknown``, a cell no tile's picture fits, disfavoured by as much) around the empty storm
+    cell ``START_STORM`` (``storm`` favoured there); the backs' counts are the assignment's
+    own."""
+    return {(r, c): ({"storm": nats} if (r, c) == START_STORM else {**{b: nats for b in BACK_FACES}, "unknown": -nats})
             for r in range(SIZE) for c in range(SIZE)}
 
 

@@ -16,7 +16,7 @@ from assistant.games.scout_pennant import GAME as PENNANT
 from assistant.referee.lobby import Lobby
 from assistant.server.app import create_app
 from assistant.server.serve import table_reader
-from assistant.tracking.discovery_island import CENTRE
+from assistant.tracking.discovery_island import CENTRE, start_design
 from assistant.tracking.pennant_setup import PennantOpening
 from assistant.vision.kits.discovery_island_scene import random_camera, tile_piece
 from assistant.vision.kits.scout_pennant_scene import KitArt, table_scene
@@ -196,6 +196,42 @@ def test_a_discovery_island_mat_is_checked_after_the_secret_choices_and_started(
         assert reader.live.loop.tracker.state.game is lobby.session.state
     finally:
         reader.stop()
+
+
+def test_a_landing_on_a_checkpoint_starts_from_the_camera_read_mat_under_the_ruling(tmp_path):
+    """The ruling ``start_on_feature`` (rules §5.11) ticked on the form: player 1 lands player 0
+    on a checkpoint hex, whose start tile is the checkpoint tile face up; the camera reads that
+    tile on the centre hex, nothing is flagged and the game starts from the table with the
+    ruling in its record, and the live loop follows it. Without the ruling the same landing is
+    refused in one sentence."""
+    island = load_map("example")
+    checkpoint = next(h for h in sorted(island.land) if island.info(h).marker == "checkpoint")
+    landing, other = list(to_offset(*checkpoint)), _landings("jungle", 1)[0]
+    form = {**DI_FORM, "start_on_feature": True}
+    for ruled in (False, True):
+        reader, lobby, client, ref = _serve(_island_table("-/4/checkpoint"), "discovery-island", tmp_path / str(ruled))
+        try:
+            assert reader.read_done.wait(120), reader.status
+            r = client.post("/api/table/start", json=form if ruled else DI_FORM, headers=ref)
+            assert r.status_code == 201 and r.get_json() == {"state": "choosing"}
+            seat = {s: {"Authorization": f"Bearer {lobby.tokens()[str(s)]}"} for s in (0, 1)}
+            r = client.post("/api/choices", json={"equipment": [], "landing": landing}, headers=seat[1])
+            if not ruled:
+                assert r.status_code == 400 and r.get_json()["message"].endswith("."), r.get_json()
+                continue
+            assert r.status_code == 200, r.get_json()
+            assert client.post("/api/choices", json={"equipment": [], "landing": other},
+                               headers=seat[0]).get_json() == {"state": "chosen"}
+            assert _rules(client, ref) == []
+            r = client.post("/api/table/start", json={"game": "discovery-island"}, headers=ref)
+            assert r.status_code == 201, r.get_json()
+            state = lobby.session.state
+            assert lobby.session.header["rulings"].get("start_on_feature") is True
+            assert state.pos[0] == checkpoint and start_design(state, 0) == "-/4/checkpoint"
+            _wait_live(reader, lobby)
+            assert reader.live.loop.tracker.state.game is lobby.session.state
+        finally:
+            reader.stop()
 
 
 def test_the_discovery_island_reading_tells_no_role_a_landing_hex(tmp_path):

@@ -138,6 +138,22 @@ def test_a_second_renderer_opening_is_read_exactly_with_the_rules_as_a_prior(pho
 
 
 @needs_photos
+def test_a_tile_no_picture_fits_is_read_as_the_tile_the_set_up_leaves_for_it_and_flagged(photo_det):
+    """Development stress table 24502 (second renderer; a regression test, not evidence): a dune
+    back under a blinding glare fits no picture and read ``unknown``; the set-up puts a tile on
+    every cell but the storm's, so the rules' counts leave it a dune back, and it is flagged
+    unsure for the referee to check."""
+    from assistant.bench import desert_setup as bench
+
+    frame, h, k, truth = next(bench.second_openings(24502, 1, "stress"))
+    alone = read_setup(photo_det, frame, h, k, nats=0.0).readings
+    assert alone[("face", 0, 0)].label in ("unknown", "storm")
+    read = read_setup(photo_det, frame, h, k)
+    assert read.readings[("face", 0, 0)].label == truth[("face", 0, 0)] == "dune_back"
+    assert (0, 0) in {f.cell for f in read.flags}
+
+
+@needs_photos
 @pytest.mark.parametrize("kind", ["face_up", "sand_extra"])
 def test_a_mistake_made_at_set_up_is_still_flagged(photo_det, kind):
     """A tile laid city side up, two markers on a set-up cell: the camera sees them surely
