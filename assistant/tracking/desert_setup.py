@@ -390,8 +390,11 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
     nats : float
         How strongly the set-up rules are taken as a prior (``SETUP_PRIOR_NATS``; 0: the
         table as the camera alone reads it): the faces jointly (:func:`face_prior`), then what
-        lies on each tile read on the picture the face reading chose, then the sand, parts and
-        pawns (:func:`pieces_prior`).
+        lies on each tile read on the picture the face reading chose (when no tile shows a crowd
+        of pawns, read again in the table's light, ``relit`` of
+        :meth:`~..vision.detectors.forbidden_desert.FDDetector.read_pieces`, and a crowd found
+        so is taken with its readings there), then the sand, parts and pawns
+        (:func:`pieces_prior`).
 
     Returns
     -------
@@ -401,7 +404,17 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
     faces, scores = detector.read_flat(frame, homography, None, True, face_prior(nats) if nats else None)
     readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces)}
     if nats:
-        crowd = _crowded_cell(readings)
+        crowd, relit = _crowded_cell(readings), ()
+        if crowd is None:
+            # every pawn starts on one tile and covers much of it (§3.1 step 5): a fit can take
+            # such a crowd for the tile's art with a gain far too low, so that nothing counts
+            # as covering it; the tiles read in the table's light show where the pawns stand
+            again = detector.read_pieces(frame, homography, camera_matrix, scores, faces,
+                                           [tuple(s[1:]) for s in faces if s[0] == "face"])
+            crowd = _crowded_cell(again)
+            if crowd is not None:
+                relit = (crowd,)
+                readings.update({s: r for s, r in again.items() if tuple(s[1:]) == crowd})
         if crowd not in (None, START_STORM) and faces.get(("face", *crowd), Reading("")).label != "crash_site_back":
             # every pawn starts on the crash site (§3.1 step 5): the tile the pawns stand on
             # is favoured as the crash site, the faces are assigned again and, when that moves
@@ -415,7 +428,7 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
                 faces = {**faces, **{s: r if r.label == faces[s].label else
                                      Reading(r.label, min(r.confidence, 1.0 - faces[s].confidence), r.margin,
                                              r.alternatives) for s, r in again.items()}}
-                readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces)}
+                readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces, relit)}
         readings = pieces_prior(readings, players, nats)
     return SetupReading(readings, setup_flags(readings, players))
 

@@ -154,6 +154,20 @@ def test_a_tile_no_picture_fits_is_read_as_the_tile_the_set_up_leaves_for_it_and
 
 
 @needs_photos
+def test_a_crowd_of_pawns_the_tile_fit_took_for_art_is_found_in_the_table_light(photo_det):
+    """Development stress table 24517 (second renderer; a regression test, not evidence): five
+    pawns on the crash site broke its fit with a gain too low to count anything as covering it,
+    so no pawn was read and the crash site went to a sanded dune back; read in the table's light
+    the crowd shows, the crash site is where the pawns stand and every slot is right."""
+    from assistant.bench import desert_setup as bench
+
+    frame, h, k, truth = next(bench.second_openings(24517, 1, "stress"))
+    read = read_setup(photo_det, frame, h, k, bench.players_of(truth))
+    assert read.readings[("face", 1, 2)].label == truth[("face", 1, 2)] == "crash_site_back"
+    assert not wrong_cells(read.readings, truth)
+
+
+@needs_photos
 @pytest.mark.parametrize("kind", ["face_up", "sand_extra"])
 def test_a_mistake_made_at_set_up_is_still_flagged(photo_det, kind):
     """A tile laid city side up, two markers on a set-up cell: the camera sees them surely

@@ -282,16 +282,17 @@ def table_light(fits: Mapping[tuple, Fit]) -> dict[tuple, TableLight]:
     return {cell: light for cell in fits}
 
 
-def in_table_light(fit: Fit, light: TableLight | None) -> Fit:
+def in_table_light(fit: Fit, light: TableLight | None, always: bool = False) -> Fit:
     """``fit`` itself, or, when its noise exceeds ``BROKEN_FIT`` times the table's (``light``,
-    the cell's of :func:`table_light`; None: nothing known), the same picture in that light: a
+    the cell's of :func:`table_light`; None: nothing known) or ``always`` (a caller that has
+    reason to think the fit broken without a large noise), the same picture in that light: a
     fit breaks when pieces cover more than about half of the tile (the median-based fit then explains a sand marker
     or a crowd of pawns with a low gain and a large noise, and nothing on the tile counts as
     occluded), while the light of the frame is about the same on every tile. (Only about: the
     owner's pictures were photographed in lights of their own, so the table's gain maps one
     picture less well than another; what that leaves shows as blobs of class ``other``, which
     :meth:`~.forbidden_desert.FDDetector.read_pieces` weighs before believing the reading.)"""
-    if light is None or fit.noise <= BROKEN_FIT * light.noise:
+    if light is None or (fit.noise <= BROKEN_FIT * light.noise and not always):
         return fit
     return fit._replace(gain=light.gain, offset=light.offset, noise=light.noise)
 

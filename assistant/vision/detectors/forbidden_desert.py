@@ -179,7 +179,7 @@ class FDDetector:
         return out, scores
 
     def read_pieces(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
-                    faces: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
+                    faces: Mapping[Slot, Reading], relit: Iterable = ()) -> dict[Slot, Reading]:
         """Sand, pawn and part readings of the cells of ``scores``: each cell's tile laid from
         the picture of its face reading (``faces``) and what it does not explain read as blobs
         (:func:`~.desert_pieces.cell_readings`), cut where their colour changes
@@ -188,11 +188,14 @@ class FDDetector:
         what that leaves unexplained is mostly pieces; its sand is read from its own fit (the
         sand network was taught on such fits; the table's light needs ``LIGHT_CELLS`` tiles, so a
         read of a few cells, as the live loop makes, never uses it). A cell read as the storm
-        (or unknown) holds nothing; its readings say so with the face reading's confidence."""
+        (or unknown) holds nothing; its readings say so with the face reading's confidence.
+        The cells ``(r, c)`` in ``relit`` are read in the table's light whatever their fit's
+        noise (with the same check of what that leaves): a crowd of pawns can break a fit
+        with a gain so low that its noise stays below ``BROKEN_FIT`` times the table's."""
         from . import desert_pieces as dp
 
         out: dict[Slot, Reading] = {}
-        for key, got in self._covering(frame, homography, camera_matrix, scores, faces):
+        for key, got in self._covering(frame, homography, camera_matrix, scores, faces, frozenset(relit)):
             if isinstance(got, Reading):
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
                     out[(kind, *key)] = Reading(label, got.confidence, got.margin)
@@ -240,11 +243,11 @@ class FDDetector:
         return out
 
     def _covering(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
-                  faces: Mapping[Slot, Reading]):
+                  faces: Mapping[Slot, Reading], relit: frozenset = frozenset()):
         """What lies on each cell of ``scores``: yields ``(key, Reading)`` for a cell that holds
         nothing (no picture fits, or read as the storm or unknown: the face reading's
         confidence), else ``(key, (blobs, probabilities (n, len(CLASSES)), residual, match))``
-        (see :meth:`read_pieces`)."""
+        (see :meth:`read_pieces`; the cells in ``relit`` read in the table's light)."""
         from . import desert_fit
         from . import desert_pieces as dp
 
@@ -262,7 +265,7 @@ class FDDetector:
         lights = desert_fit.table_light({key: fit for key, (_m, _crop, _origin, fit) in laid.items()})
         for key, (m, crop, origin, fit) in laid.items():
             res = desert_fit.residual_of_fit(crop, origin, fit)
-            lit = desert_fit.in_table_light(fit, lights.get(key))
+            lit = desert_fit.in_table_light(fit, lights.get(key), key in relit)
             got = None
             if lit is not fit:
                 # a broken fit: what lies on the tile in the table's light, unless most of it is
