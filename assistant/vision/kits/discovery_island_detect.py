@@ -174,13 +174,14 @@ def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[i
 
 #: views rendered to teach, in blocks of :data:`TEACH_BLOCK_VIEWS` (each block its own seed and its own
 #: :data:`TEACH_CAMERAS` camera poses), and views of one more block to calibrate confidence.
-#: 120 views (3 blocks) instead of 40 (1 block) cut the spread that the teaching seed alone gave:
-#: on the second renderer's development stills (seeds 101-116 and 201-216, stress, 2,016 readings per
-#: slot kind), six 40-view models read tile / number / mark wrong 17-24 / 18-24 / 9-36 times, two
-#: 120-view models (disjoint seeds) 19-20 / 19-20 / 18-20 and two 160-view ones 17-18 / 19 / 11-14;
-#: three 40-view models averaged (mean log-likelihood) did no better than one 120-view model and took
-#: three times as long to read
-TEACH_VIEWS = 120
+#: 160 views (4 blocks) instead of 40 (1 block) cut the spread that the teaching seed alone gave,
+#: on the second renderer's development stills (seeds 101-116 and 201-216, stress, 2,016 readings
+#: per slot kind; wrong tile / number / mark): six 40-view models (teaching seeds 0-5) 17-24 /
+#: 18-24 / 9-36, four 120-view models 18-20 / 19-21 / 13-20, four 160-view models 17-18 / 17-19 /
+#: 11-15, two 200-view models 19-22 / 21 / 12-13; three 40-view models averaged (mean
+#: log-likelihood) 17-23 / 19 / 12-16, for three times the reading time. Normal light: 0-1 wrong
+#: of 1,008 per kind in every case
+TEACH_VIEWS = 160
 TEACH_BLOCK_VIEWS = 40
 TEACH_CAMERAS = 4            #: camera poses per block of teaching views
 CALIBRATION_VIEWS = 10
@@ -268,7 +269,7 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     :func:`~assistant.vision.classify.fit_classifier`, labelled by :func:`~.discovery_island.slot_labels`,
     so the nuisances of light and placement fill the within-prototype covariance. Confidence is
     calibrated on :data:`CALIBRATION_VIEWS` views of another seed (through the pipelines too).
-    About 100 s on one core for the default 120 views (``python -c "from
+    About 140 s on one core for the default 160 views (``python -c "from
     assistant.vision.kits.discovery_island_detect import load_or_teach; load_or_teach()"``
     teaches and caches it).
 
