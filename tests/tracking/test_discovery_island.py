@@ -3,7 +3,7 @@
 Rendered tests use the kit's tiles on the rendered mat (seeds 700-799: not used for teaching,
 tuning or the bench). Tracker tests with hand-made readings check the logic exactly; rendered
 ones check the whole path frames -> motion gate -> detector -> tracker (field reports F6, F9,
-F10). The detector is taught once and cached (:func:`load_or_teach`; about 140 s the first time).
+F10). The detector is taught once and cached (:func:`load_or_teach`; about 130 s the first time).
 """
 
 from __future__ import annotations

@@ -269,7 +269,7 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     :func:`~assistant.vision.classify.fit_classifier`, labelled by :func:`~.discovery_island.slot_labels`,
     so the nuisances of light and placement fill the within-prototype covariance. Confidence is
     calibrated on :data:`CALIBRATION_VIEWS` views of another seed (through the pipelines too).
-    About 140 s on one core for the default 160 views (``python -c "from
+    About 130 s on one core for the default 160 views (``python -c "from
     assistant.vision.kits.discovery_island_detect import load_or_teach; load_or_teach()"``
     teaches and caches it).
 
