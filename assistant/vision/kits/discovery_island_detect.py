@@ -177,7 +177,7 @@ def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[i
 #: 160 views (4 blocks) instead of 40 (1 block) cut the spread that the teaching seed alone gave,
 #: on the second renderer's development stills (seeds 101-116 and 201-216, stress, 2,016 readings
 #: per slot kind; wrong tile / number / mark): six 40-view models (teaching seeds 0-5) 17-24 /
-#: 18-24 / 9-36, four 120-view models 18-20 / 19-21 / 13-20, four 160-view models 17-18 / 17-19 /
+#: 18-24 / 9-36, three 120-view models 18-20 / 19-21 / 13-20, three 160-view models 17-18 / 17-19 /
 #: 11-15, two 200-view models 19-22 / 21 / 12-13; three 40-view models averaged (mean
 #: log-likelihood) 17-23 / 19 / 12-16, for three times the reading time. Normal light: 0-1 wrong
 #: of 1,008 per kind in every case
@@ -201,7 +201,7 @@ def teaching_seeds(seed: int = 0, views: int = TEACH_VIEWS) -> tuple[list[tuple[
 
     Teaching seed ``seed`` owns the ``B + 1`` consecutive view seeds from
     ``TEACH_SEED + (B + 1) * seed`` (``B`` blocks of at most :data:`TEACH_BLOCK_VIEWS` views, then
-    the calibration block), so two teaching seeds never share a view.
+    the calibration block), so two teaching seeds of the same ``views`` never share a view.
 
     Parameters
     ----------
