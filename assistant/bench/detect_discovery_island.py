@@ -2,7 +2,7 @@
 
 Everything is rendered (:mod:`assistant.vision.render`) with the project's own kit
 (:mod:`assistant.vision.kits.discovery_island`); the seeds used here (from 1,000,000 + seed)
-were never used for teaching (10,000-10,001) or for tuning thresholds (5-9), and the camera
+were never used for teaching (10,000-10,004) or for tuning thresholds (5-9), and the camera
 poses are drawn afresh.
 
 1. **Per-slot error** per slot kind (``tile``, ``number``, ``mark``) on random boards (70 % of the

@@ -77,7 +77,7 @@ SHIFTS_MM = tuple((dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)
 #: slot kinds read at :data:`SHIFTS_MM` (the tile's crop is wide enough to hold a tile laid off)
 SHIFTED_KINDS = ("number", "mark")
 #: changes whenever the art, the regions or the teaching change: a cached model of another version is taught again
-MODEL_VERSION = "discovery-island-kit/5"
+MODEL_VERSION = "discovery-island-kit/7"
 
 
 #: (min confidence, min margin) of a sure reading per slot kind. The margins separate right from
@@ -172,12 +172,23 @@ def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[i
 
 # --- teaching --------------------------------------------------------------------------------------
 
-#: views rendered to teach (and, with another seed, to calibrate confidence), per picture size
-TEACH_VIEWS = 40
+#: views rendered to teach, in blocks of :data:`TEACH_BLOCK_VIEWS` (each block its own seed and its own
+#: :data:`TEACH_CAMERAS` camera poses), and views of one more block to calibrate confidence.
+#: 160 views (4 blocks) instead of 40 (1 block) cut the spread that the teaching seed alone gave,
+#: on the second renderer's development stills (seeds 101-116 and 201-216, stress, 2,016 readings
+#: per slot kind; wrong tile / number / mark): six 40-view models (teaching seeds 0-5) 17-24 /
+#: 18-24 / 9-36, three 120-view models 18-20 / 19-21 / 13-20, three 160-view models 17-18 / 17-19 /
+#: 11-15, two 200-view models 19-22 / 21 / 12-13; three 40-view models averaged (mean
+#: log-likelihood) 17-23 / 19 / 12-16, for three times the reading time. Normal light: 0-1 wrong
+#: of 1,008 per kind in every case
+TEACH_VIEWS = 160
+TEACH_BLOCK_VIEWS = 40
+TEACH_CAMERAS = 4            #: camera poses per block of teaching views
 CALIBRATION_VIEWS = 10
 TEACH_SIZES = ((1280, 720), (1920, 1080))
 TEACH_SEED = 10_000          #: teaching views use seeds from here on; measuring code keeps away from them
-#: weight of the identity in the discriminant's covariance (0.05: tuned on seeds 5-9, see the bench)
+#: weight of the identity in the discriminant's covariance (0.05: tuned on seeds 5-9, see the bench;
+#: with 120 teaching views 0.02, 0.1 and 0.2 were no better on the development stills)
 SHRINKAGE = 0.05
 #: each teaching view is also seen through this many random webcam pipelines
 #: (:func:`~assistant.vision.render.webcam.random_webcam`, its ranges documented there); 2 was
@@ -185,8 +196,45 @@ SHRINKAGE = 0.05
 WEBCAM_COPIES = 2
 
 
+def teaching_seeds(seed: int = 0, views: int = TEACH_VIEWS) -> tuple[list[tuple[int, int]], int]:
+    """The view seeds that :func:`teach_model` renders with teaching seed ``seed``.
+
+    Teaching seed ``seed`` owns the ``B + 1`` consecutive view seeds from
+    ``TEACH_SEED + (B + 1) * seed`` (``B`` blocks of at most :data:`TEACH_BLOCK_VIEWS` views, then
+    the calibration block), so two teaching seeds of the same ``views`` never share a view.
+
+    Parameters
+    ----------
+    seed : int
+        Teaching seed, >= 0.
+    views : int
+        Teaching views, >= 1.
+
+    Returns
+    -------
+    (blocks, calibration)
+        ``blocks``: ``(view seed, views)`` per block of teaching views (the views add up to
+        ``views``); ``calibration``: the view seed of the :data:`CALIBRATION_VIEWS` calibration views.
+
+    Raises
+    ------
+    ValueError
+        For ``seed < 0`` or ``views < 1``.
+    """
+    if seed < 0 or views < 1:
+        raise ValueError(f"teaching seed must be >= 0 and views >= 1, got {seed} and {views}")
+    count = -(-views // TEACH_BLOCK_VIEWS)
+    first = TEACH_SEED + (count + 1) * seed
+    blocks = [(first + b, min(TEACH_BLOCK_VIEWS, views - b * TEACH_BLOCK_VIEWS)) for b in range(count)]
+    return blocks, first + count
+
+
 def _view_features(seed: int, count: int) -> tuple[dict[str, list[np.ndarray]], list[np.ndarray]]:
-    """Features per slot kind and design index per hex of ``count`` rendered training views."""
+    """Features per slot kind and design index per hex of ``count`` rendered training views of view
+    seed ``seed`` (:data:`TEACH_CAMERAS` camera poses), each view as rendered and through
+    :data:`WEBCAM_COPIES` random webcam pipelines: per kind a list of ``(hexes, 1988) float32``
+    arrays, and a list of ``(hexes,) int`` design indices (``len(all_designs())`` = bare hex), one
+    entry per picture."""
     from .discovery_island_scene import views
 
     designs = all_designs()
@@ -194,7 +242,7 @@ def _view_features(seed: int, count: int) -> tuple[dict[str, list[np.ndarray]], 
     protos = []
     layout = mat_layout(GAME)
     rng = np.random.default_rng([seed, 18])
-    for frame, homography, truth, _name in views(seed, count, "train", size=TEACH_SIZES, cameras=4, fill=0.85):
+    for frame, homography, truth, _name in views(seed, count, "train", size=TEACH_SIZES, cameras=TEACH_CAMERAS, fill=0.85):
         cells = sorted(truth)
         proto = np.array([len(designs) if truth[c] is None else designs.index(truth[c]) for c in cells])
         for k in range(1 + WEBCAM_COPIES):
@@ -212,32 +260,48 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     The kit's 48 designs are laid (dealt evenly, a few millimetres off and turned a few degrees,
     as by hand) on the hexes of the mat in ``views`` rendered table views under the ``train``
     conditions of :mod:`.discovery_island_scene` (any light, glare, colour cast, dim rooms,
-    defocus, 720p and 1080p webcams at random angles), each view as rendered and through
-    :data:`WEBCAM_COPIES` random webcam pipelines (:func:`~assistant.vision.render.webcam.random_webcam`);
-    every hex gives one crop per slot kind and picture, re-encoded by the mat's colour
-    references (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`). Each design (and the bare hex) is one prototype of
+    defocus, 720p and 1080p webcams at random angles; blocks of :data:`TEACH_BLOCK_VIEWS` views,
+    each block from its own :data:`TEACH_CAMERAS` camera poses, :func:`teaching_seeds`), each
+    view as rendered and through :data:`WEBCAM_COPIES` random webcam pipelines
+    (:func:`~assistant.vision.render.webcam.random_webcam`); every hex gives one crop per slot kind
+    and picture, re-encoded by the mat's colour references
+    (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`). Each design (and the bare hex) is one prototype of
     :func:`~assistant.vision.classify.fit_classifier`, labelled by :func:`~.discovery_island.slot_labels`,
     so the nuisances of light and placement fill the within-prototype covariance. Confidence is
-    calibrated on :data:`CALIBRATION_VIEWS` other views (through the pipelines too). About 80 s
-    on one core (``python -c "from assistant.vision.kits.discovery_island_detect import
-    load_or_teach; load_or_teach()"`` teaches and caches it).
+    calibrated on :data:`CALIBRATION_VIEWS` views of another seed (through the pipelines too).
+    About 130 s on one core for the default 160 views (``python -c "from
+    assistant.vision.kits.discovery_island_detect import load_or_teach; load_or_teach()"``
+    teaches and caches it).
 
     Parameters
     ----------
     seed : int
-        Offset of the teaching seeds (views use ``TEACH_SEED + seed`` and the next seed).
+        Teaching seed, >= 0: which view seeds are rendered (:func:`teaching_seeds`).
     views : int
-        Number of teaching views.
+        Number of teaching views, >= 1.
 
     Returns
     -------
     DIModel
-        Each manifest names the game, the slot kind, :data:`MODEL_VERSION` and the views used.
+        Each manifest names the game, the slot kind, :data:`MODEL_VERSION`, the teaching seed and
+        the view seeds and counts used (``source.blocks``, ``source.calibration_seed``).
+
+    Raises
+    ------
+    ValueError
+        For ``seed < 0`` or ``views < 1``.
     """
     designs = all_designs()
     names = designs + ["bare hex"]
-    feats, protos = _view_features(TEACH_SEED + seed, views)
-    cal_feats, cal_protos = _view_features(TEACH_SEED + seed + 1, CALIBRATION_VIEWS)
+    blocks, cal_seed = teaching_seeds(seed, views)
+    feats: dict[str, list[np.ndarray]] = {k: [] for k in SLOT_KINDS}
+    protos: list[np.ndarray] = []
+    for block_seed, count in blocks:
+        block_feats, block_protos = _view_features(block_seed, count)
+        for kind in SLOT_KINDS:
+            feats[kind] += block_feats[kind]
+        protos += block_protos
+    cal_feats, cal_protos = _view_features(cal_seed, CALIBRATION_VIEWS)
     proto, cal_proto = np.concatenate(protos), np.concatenate(cal_protos)
     models = {}
     for i, kind in enumerate(SLOT_KINDS):
@@ -247,6 +311,8 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
             calibration=(np.concatenate(cal_feats[kind]), cal_proto), shrinkage=SHRINKAGE,
             manifest={"game": GAME, "slot": kind, "kit": MODEL_VERSION, "seed": seed,
                       "source": {"kind": "rendered kit views", "views": views, "calibration_views": CALIBRATION_VIEWS,
+                                 "blocks": [{"view_seed": b, "views": n, "cameras": TEACH_CAMERAS} for b, n in blocks],
+                                 "calibration_seed": cal_seed, "webcam_copies": WEBCAM_COPIES,
                                  "sizes": [list(s) for s in TEACH_SIZES]},
                       "training_date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
     return DIModel(**models)
