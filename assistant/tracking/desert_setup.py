@@ -409,8 +409,7 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
             # every pawn starts on one tile and covers much of it (§3.1 step 5): a fit can take
             # such a crowd for the tile's art with a gain far too low, so that nothing counts
             # as covering it; the tiles read in the table's light show where the pawns stand
-            again = detector.read_pieces(frame, homography, camera_matrix, scores, faces,
-                                           [tuple(s[1:]) for s in faces if s[0] == "face"])
+            again = detector.read_pieces(frame, homography, camera_matrix, scores, faces, scores)
             crowd = _crowded_cell(again)
             if crowd is not None:
                 relit = (crowd,)
