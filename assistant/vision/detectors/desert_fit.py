@@ -291,7 +291,25 @@ def in_table_light(fit: Fit, light: TableLight | None, always: bool = False) -> 
     occluded), while the light of the frame is about the same on every tile. (Only about: the
     owner's pictures were photographed in lights of their own, so the table's gain maps one
     picture less well than another; what that leaves shows as blobs of class ``other``, which
-    :meth:`~.forbidden_desert.FDDetector.read_pieces` weighs before believing the reading.)"""
+    :meth:`~.forbidden_desert.FDDetector.read_pieces` weighs before believing the reading.)
+
+    Parameters
+    ----------
+    fit : Fit
+        A picture fitted to its cell crop (:func:`fit_picture`; gain and offset ``(3,)
+        float32``, noise in grey levels 0-255).
+    light : TableLight or None
+        The table's gain, offset and noise for this cell (:func:`table_light`).
+    always : bool
+        Take the table's light whatever the fit's noise.
+
+    Returns
+    -------
+    Fit
+        ``fit`` itself (the same object, so ``is`` tells whether it was replaced), or a copy
+        with the table's gain, offset and noise, sharing the picture and the tile mask. Raises
+        nothing.
+    """
     if light is None or (fit.noise <= BROKEN_FIT * light.noise and not always):
         return fit
     return fit._replace(gain=light.gain, offset=light.offset, noise=light.noise)
