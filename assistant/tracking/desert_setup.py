@@ -11,7 +11,8 @@ down (no card in the card place).
 a prior (players lay an opening as the rules say far more often than not): the faces jointly,
 with the rules' tile counts and every tile desert side up around the storm
 (:func:`~..vision.detectors.desert_flat.table_readings`, :func:`face_prior`), the crash site
-where the pawns stand, then the sand, parts and pawns (:func:`pieces_prior`). What the camera
+where the pawns stand, then the sand, parts and pawns (:func:`pieces_prior`), each tile's blobs
+also weighed whole (:func:`misplaced_doubts`: a slot sees only its share of a blob). What the camera
 is unsure of reads as the rules ask; what it is sure of stands even against them, and a reading
 the rules overrule is no surer than the camera left room for, so that what the camera saw
 fairly clearly against the rules is flagged. :func:`setup_flags` lists every cell that breaks
@@ -337,6 +338,55 @@ def pieces_prior(readings: Mapping[Slot, Reading], players: Sequence[str] | None
     return out
 
 
+#: a tile off the crash site one of whose blobs is at least this likely a piece the set-up puts
+#: nowhere on the board but the crash site (:func:`~..vision.detectors.desert_pieces.
+#: misplaced_share`: a part, a dark marker, a pawn) is flagged whatever its slots read. Each slot
+#: sees only its share of such a blob (a pawn on a marker reads about a third each dark marker,
+#: pawn and part, so that every slot is sure of "nothing" once the rules are a prior). Chosen
+#: among 0.6-0.88 on development tables of the second renderer (24100-24139 laid with one
+#: mistake, 24000-24059 normal and 24500-24559 stress correct, in both lights): 6 of the 8
+#: mistakes left silent found, 1 needless flag on some 8,000 tiles read off the crash site
+#: (0.7: 7 and 16; 0.85: 4 and 0)
+MISPLACED_LEAST = 0.8
+
+
+def misplaced_doubts(readings: Mapping[Slot, Reading], blob_probs: Mapping[tuple, Any],
+                     least: float = MISPLACED_LEAST) -> dict[Slot, Reading]:
+    """``readings`` with the doubt of the blobs taken whole: on each tile but the crash site
+    (:func:`_crash_cell`), when a blob is at least ``least`` likely a piece that may not lie
+    there at set-up, the slot holding the biggest share of it is no surer than the rest
+    (confidence ``1 -`` that share, margin 0), so :func:`setup_flags` flags the cell as
+    unsure (every ``SETUP_SURE`` is above ``1 - MISPLACED_LEAST``).
+
+    Parameters
+    ----------
+    readings : dict slot -> Reading
+        The table's readings (after :func:`pieces_prior`).
+    blob_probs : dict (r, c) -> (n, len(CLASSES)) float
+        Each tile's blob class probabilities (``blob_probs`` of
+        :meth:`~..vision.detectors.forbidden_desert.FDDetector.read_pieces`).
+    least : float
+        The share (0..1) from which a cell is doubted (``MISPLACED_LEAST``).
+
+    Returns
+    -------
+    dict slot -> Reading
+        A copy; labels unchanged.
+    """
+    from ..vision.detectors.desert_pieces import misplaced_share
+
+    crash = _crash_cell(readings)
+    out = dict(readings)
+    for cell, probs in blob_probs.items():
+        share, kind = misplaced_share(probs, pawns_allowed=tuple(cell) == crash)
+        slot = (kind, *cell)
+        if share >= least and slot in out:
+            r = out[slot]
+            if r.confidence > 1.0 - share:
+                out[slot] = Reading(r.label, 1.0 - share, 0.0, r.alternatives)
+    return out
+
+
 def with_players(readings: Mapping[Slot, Reading], players: Sequence[str],
                  nats: float = SETUP_PRIOR_NATS) -> dict[Slot, Reading]:
     """Readings :func:`pieces_prior` made without the players, as if made with them: the
@@ -394,7 +444,8 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
         of pawns, read again in the table's light, ``relit`` of
         :meth:`~..vision.detectors.forbidden_desert.FDDetector.read_pieces`, and a crowd found
         so is taken with its readings there), then the sand, parts and pawns
-        (:func:`pieces_prior`).
+        (:func:`pieces_prior`); with any ``nats``, a tile off the crash site with a blob that
+        is likely a piece the set-up puts nowhere there is doubted (:func:`misplaced_doubts`).
 
     Returns
     -------
@@ -402,18 +453,21 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
         Every slot's reading with its confidence, and the flags (:func:`setup_flags`).
     """
     faces, scores = detector.read_flat(frame, homography, None, True, face_prior(nats) if nats else None)
-    readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces)}
+    blob_probs: dict = {}
+    readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces, (), blob_probs)}
     if nats:
         crowd, relit = _crowded_cell(readings), ()
         if crowd is None:
             # every pawn starts on one tile and covers much of it (§3.1 step 5): a fit can take
             # such a crowd for the tile's art with a gain far too low, so that nothing counts
             # as covering it; the tiles read in the table's light show where the pawns stand
-            again = detector.read_pieces(frame, homography, camera_matrix, scores, faces, scores)
+            lit_probs: dict = {}
+            again = detector.read_pieces(frame, homography, camera_matrix, scores, faces, scores, lit_probs)
             crowd = _crowded_cell(again)
             if crowd is not None:
                 relit = (crowd,)
                 readings.update({s: r for s, r in again.items() if tuple(s[1:]) == crowd})
+                blob_probs[crowd] = lit_probs[crowd]
         if crowd not in (None, START_STORM) and faces.get(("face", *crowd), Reading("")).label != "crash_site_back":
             # every pawn starts on the crash site (§3.1 step 5): the tile the pawns stand on
             # is favoured as the crash site, the faces are assigned again and, when that moves
@@ -427,8 +481,11 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
                 faces = {**faces, **{s: r if r.label == faces[s].label else
                                      Reading(r.label, min(r.confidence, 1.0 - faces[s].confidence), r.margin,
                                              r.alternatives) for s, r in again.items()}}
-                readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces, relit)}
+                blob_probs = {}
+                readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces, relit,
+                                                            blob_probs)}
         readings = pieces_prior(readings, players, nats)
+    readings = misplaced_doubts(readings, blob_probs)
     return SetupReading(readings, setup_flags(readings, players))
 
 

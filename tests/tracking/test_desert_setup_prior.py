@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from assistant.tracking.base import Reading
-from assistant.tracking.desert_setup import (SETUP_PRIOR_NATS, pieces_prior, read_setup, setup_flags, with_players,
-                                             with_prior, wrong_cells)
+from assistant.tracking.desert_setup import (MISPLACED_LEAST, SETUP_PRIOR_NATS, misplaced_doubts, pieces_prior,
+                                             read_setup, setup_flags, with_players, with_prior, wrong_cells)
+from assistant.vision.detectors.desert_pieces import CLASSES, misplaced_share
 
 PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "components" / "forbidden-desert"
 needs_photos = pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"the component photos are not beside the checkout "
@@ -69,6 +70,46 @@ def test_the_pawns_are_expected_on_the_tile_read_as_the_crash_site():
     assert pieces_prior(readings)[("pawns", 0, 0)].label == "red"  # without the players, colours as read
 
 
+def _blob(**probs: float):
+    """One blob's class probabilities ``(1, len(CLASSES))``, the rest on ``other``."""
+    import numpy as np
+
+    row = np.zeros((1, len(CLASSES)))
+    for name, p in probs.items():
+        row[0, CLASSES.index(name)] = p
+    row[0, CLASSES.index("other")] = 1.0 - row.sum()
+    return row
+
+
+def test_a_blob_split_among_pieces_the_set_up_rules_out_is_weighed_whole():
+    """A pawn on a marker reads about a third each dark marker, pawn and part (development
+    table 24108): each slot alone reads "nothing" surely once the rules are a prior, the blob
+    whole is a piece that may not lie there, and the cell is flagged; on the crash site pawns
+    may stand, and a blob the classifier takes for the tile's art is no doubt at all."""
+    split = _blob(sand_dark=0.35, pawn_red=0.31, part=0.23)
+    assert misplaced_share(split, pawns_allowed=False) == (pytest.approx(0.89), "sand")
+    assert misplaced_share(split, pawns_allowed=True) == (pytest.approx(0.58), "sand")
+    assert misplaced_share(_blob(pawn_red=0.4, pawn_blue=0.3, part=0.1), False) == (pytest.approx(0.8), "pawns")
+    assert misplaced_share(_blob(sand_light=0.9), False) == (0.0, "sand")
+    assert misplaced_share(_blob()[:0], False) == (0.0, "")
+    readings = {("face", 0, 0): Reading("crash_site_back", 1.0), ("face", 1, 3): Reading("dune_back", 1.0),
+                ("face", 4, 4): Reading("dune_back", 1.0), ("pawns", 0, 0): Reading("red", 0.9)}
+    for cell in ((0, 0), (1, 3), (4, 4)):
+        readings[("sand", *cell)] = _sand("light" if cell == (1, 3) else "none", 0.96, 0.02, "none", "dark")
+        readings[("parts", *cell)] = Reading("", 0.98)
+        readings.setdefault(("pawns", *cell), Reading("", 0.98))
+    probs = {(0, 0): _blob(pawn_red=0.5, sand_dark=0.3, part=0.1), (1, 3): split,
+             (4, 4): _blob(pawn_red=0.2, part=0.1)}
+    after = misplaced_doubts(readings, probs)
+    assert after[("sand", 1, 3)].label == "light" and after[("sand", 1, 3)].confidence == pytest.approx(0.11)
+    assert {s: r for s, r in after.items() if s != ("sand", 1, 3)} == {s: r for s, r in readings.items()
+                                                                      if s != ("sand", 1, 3)}
+    flagged = {f.cell: f for f in setup_flags(after)}
+    assert flagged[(1, 3)].kind == "unsure" and "D2" in flagged[(1, 3)].reason
+    assert (0, 0) not in flagged and (4, 4) not in flagged
+    assert MISPLACED_LEAST > 1.0 - min(0.5, 0.45)    # a doubted slot is below every piece kind's SETUP_SURE
+
+
 def test_a_reading_with_no_evidence_is_not_made_sure():
     """A reading copied from a face read as no tile (confidence 0, no ranking) neither makes
     up a sure label nor is given the rules' one; the rules' own label read unsure stays."""
@@ -92,7 +133,7 @@ class _Table:
     def read_flat(self, frame, homography, cells, with_card, prior=None):
         return dict(self.faces), {}
 
-    def read_pieces(self, frame, homography, camera_matrix, scores, faces):
+    def read_pieces(self, frame, homography, camera_matrix, scores, faces, relit=(), blob_probs=None):
         return dict(self.pieces)
 
 
@@ -165,6 +206,26 @@ def test_a_crowd_of_pawns_the_tile_fit_took_for_art_is_found_in_the_table_light(
     read = read_setup(photo_det, frame, h, k, bench.players_of(truth))
     assert read.readings[("face", 1, 2)].label == truth[("face", 1, 2)] == "crash_site_back"
     assert not wrong_cells(read.readings, truth)
+
+
+@needs_photos
+def test_a_pawn_set_beside_the_crash_site_on_a_marker_is_flagged(photo_det):
+    """Development table 24108 laid with one mistake (second renderer, normal light; a
+    regression test, not evidence): the red pawn stands on D2's sand marker; its blob reads
+    partly dark marker, pawn and part, every slot of D2 reads as the set-up asks, and the blob
+    weighed whole flags the cell."""
+    from assistant.bench.second_renderer import still
+    from assistant.bench.setup_mistakes import opening_with_mistake
+    from assistant.bench.desert_setup import players_of
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.registration import detect_markers, make_detector, register
+
+    pic = still(24108, PHOTOS, table=lambda rng, root: opening_with_mistake(rng, root, "pawn_off"))
+    assert pic.truth["mistake"] == ("pawn_off", (1, 3))
+    fit = register(detect_markers(pic.image, make_detector()), mat_layout("forbidden-desert"))
+    read = read_setup(photo_det, pic.image, fit.homography, pic.camera_matrix, players_of(pic.truth))
+    assert read.readings[("pawns", 1, 3)].label == ""           # the slot alone misses the pawn
+    assert (1, 3) in {f.cell for f in read.flags if f.kind == "unsure"}
 
 
 @needs_photos

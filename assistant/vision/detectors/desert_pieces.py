@@ -423,6 +423,37 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
     return out
 
 
+def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, str]:
+    """How likely one blob of a tile is a piece that may not lie on that tile at set-up
+    (rules §3.1: no part on the board, every marker light side up, every pawn on the crash
+    site), summed over those classes, so that a blob the classifier cannot place among them
+    (a pawn on a marker reads part dark marker, part pawn, part part) still counts whole.
+
+    Parameters
+    ----------
+    probs : (n, len(CLASSES)) float
+        The tile's blobs' class probabilities (:meth:`PieceBlobs.predict`).
+    pawns_allowed : bool
+        Whether pawns may stand on the tile (the crash site).
+
+    Returns
+    -------
+    (float, str)
+        The largest such sum over the blobs (0..1; 0.0 with no blob) and the slot kind
+        (``"sand"``, ``"pawns"``, ``"parts"``) holding the biggest share of it in that blob
+        (``""`` with no blob).
+    """
+    probs = np.asarray(probs, np.float64).reshape(-1, len(CLASSES))
+    shares = {"sand": probs[:, CLASSES.index("sand_dark")], "parts": probs[:, CLASSES.index("part")]}
+    if not pawns_allowed:
+        shares["pawns"] = probs[:, [CLASSES.index(f"pawn_{c}") for c in PAWN_COLOURS]].sum(axis=1)
+    total = sum(shares.values())
+    if not len(probs):
+        return 0.0, ""
+    i = int(np.argmax(total))
+    return float(total[i]), max(shares, key=lambda k: shares[k][i])
+
+
 #: a tile read in the table's light (:func:`~.desert_fit.in_table_light`) is believed only when
 #: at most this share of what its picture leaves unexplained is in blobs of class ``other``
 #: (0.3 and 0.15 read development stills 5100-5115 and set-up tables 24000-24011 alike; without

@@ -179,7 +179,8 @@ class FDDetector:
         return out, scores
 
     def read_pieces(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
-                    faces: Mapping[Slot, Reading], relit: Iterable = ()) -> dict[Slot, Reading]:
+                    faces: Mapping[Slot, Reading], relit: Iterable = (),
+                    blob_probs: dict | None = None) -> dict[Slot, Reading]:
         """Sand, pawn and part readings of the cells of ``scores``: each cell's tile laid from
         the picture of its face reading (``faces``) and what it does not explain read as blobs
         (:func:`~.desert_pieces.cell_readings`), cut where their colour changes
@@ -191,7 +192,12 @@ class FDDetector:
         (or unknown) holds nothing; its readings say so with the face reading's confidence.
         The cells ``(r, c)`` in ``relit`` are read in the table's light whatever their fit's
         noise (with the same check of what that leaves): a crowd of pawns can break a fit
-        with a gain so low that its noise stays below ``BROKEN_FIT`` times the table's."""
+        with a gain so low that its noise stays below ``BROKEN_FIT`` times the table's.
+
+        When ``blob_probs`` (a dict) is given, it is filled with each cell's blob class
+        probabilities, ``(r, c) -> (n, len(CLASSES)) float`` (:data:`~.desert_pieces.CLASSES`;
+        ``n = 0`` for a cell that holds nothing), the evidence the readings were made from
+        (the set-up check weighs it whole, :func:`~...tracking.desert_setup.read_setup`)."""
         from . import desert_pieces as dp
 
         out: dict[Slot, Reading] = {}
@@ -199,8 +205,12 @@ class FDDetector:
             if isinstance(got, Reading):
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
                     out[(kind, *key)] = Reading(label, got.confidence, got.margin)
+                if blob_probs is not None:
+                    blob_probs[key] = np.zeros((0, len(dp.CLASSES)))
                 continue
             found, probs, res, m = got
+            if blob_probs is not None:
+                blob_probs[key] = np.asarray(probs, np.float64).reshape(-1, len(dp.CLASSES))
             sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
             for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
                 out[(kind, *key)] = Reading(label, conf, margin, alts)
