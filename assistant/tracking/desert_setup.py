@@ -345,7 +345,7 @@ def pieces_prior(readings: Mapping[Slot, Reading], players: Sequence[str] | None
 #: pawn and part, so that every slot is sure of "nothing" once the rules are a prior). Chosen
 #: among 0.6-0.88 on development tables of the second renderer (24100-24139 laid with one
 #: mistake, 24000-24059 normal and 24500-24559 stress correct, in both lights): 6 of the 8
-#: mistakes left silent found, 1 needless flag on some 8,000 tiles read off the crash site
+#: mistakes left silent found, 1 needless flag on about 4,400 tiles read off the crash site
 #: (0.7: 7 and 16; 0.85: 4 and 0)
 MISPLACED_LEAST = 0.8
 
@@ -354,9 +354,10 @@ def misplaced_doubts(readings: Mapping[Slot, Reading], blob_probs: Mapping[tuple
                      least: float = MISPLACED_LEAST) -> dict[Slot, Reading]:
     """``readings`` with the doubt of the blobs taken whole: on each tile but the crash site
     (:func:`_crash_cell`), when a blob is at least ``least`` likely a piece that may not lie
-    there at set-up, the slot holding the biggest share of it is no surer than the rest
-    (confidence ``1 -`` that share, margin 0), so :func:`setup_flags` flags the cell as
-    unsure (every ``SETUP_SURE`` is above ``1 - MISPLACED_LEAST``).
+    there at set-up, each slot holding a fair share of it (a quarter or more) is no surer than
+    the cell as read (confidence ``1 -`` that share, margin 0), so :func:`setup_flags` flags the
+    cell as unsure and names those slots, the pieces for the referee to look for (every
+    ``SETUP_SURE`` is above ``1 - MISPLACED_LEAST``).
 
     Parameters
     ----------
@@ -378,11 +379,12 @@ def misplaced_doubts(readings: Mapping[Slot, Reading], blob_probs: Mapping[tuple
     crash = _crash_cell(readings)
     out = dict(readings)
     for cell, probs in blob_probs.items():
-        share, kind = misplaced_share(probs, pawns_allowed=tuple(cell) == crash)
-        slot = (kind, *cell)
-        if share >= least and slot in out:
-            r = out[slot]
-            if r.confidence > 1.0 - share:
+        share, kinds = misplaced_share(probs, pawns_allowed=tuple(cell) == crash)
+        if share < least:
+            continue
+        for slot in ((kind, *cell) for kind in kinds):
+            r = out.get(slot)
+            if r is not None and r.confidence > 1.0 - share:
                 out[slot] = Reading(r.label, 1.0 - share, 0.0, r.alternatives)
     return out
 

@@ -87,11 +87,11 @@ def test_a_blob_split_among_pieces_the_set_up_rules_out_is_weighed_whole():
     whole is a piece that may not lie there, and the cell is flagged; on the crash site pawns
     may stand, and a blob the classifier takes for the tile's art is no doubt at all."""
     split = _blob(sand_dark=0.35, pawn_red=0.31, part=0.23)
-    assert misplaced_share(split, pawns_allowed=False) == (pytest.approx(0.89), "sand")
-    assert misplaced_share(split, pawns_allowed=True) == (pytest.approx(0.58), "sand")
-    assert misplaced_share(_blob(pawn_red=0.4, pawn_blue=0.3, part=0.1), False) == (pytest.approx(0.8), "pawns")
-    assert misplaced_share(_blob(sand_light=0.9), False) == (0.0, "sand")
-    assert misplaced_share(_blob()[:0], False) == (0.0, "")
+    assert misplaced_share(split, pawns_allowed=False) == (pytest.approx(0.89), ("sand", "pawns", "parts"))
+    assert misplaced_share(split, pawns_allowed=True) == (pytest.approx(0.58), ("sand", "parts"))
+    assert misplaced_share(_blob(pawn_red=0.4, pawn_blue=0.3, part=0.1), False) == (pytest.approx(0.8), ("pawns",))
+    assert misplaced_share(_blob(sand_light=0.9), False) == (0.0, ())
+    assert misplaced_share(_blob()[:0], False) == (0.0, ())
     readings = {("face", 0, 0): Reading("crash_site_back", 1.0), ("face", 1, 3): Reading("dune_back", 1.0),
                 ("face", 4, 4): Reading("dune_back", 1.0), ("pawns", 0, 0): Reading("red", 0.9)}
     for cell in ((0, 0), (1, 3), (4, 4)):
@@ -101,11 +101,15 @@ def test_a_blob_split_among_pieces_the_set_up_rules_out_is_weighed_whole():
     probs = {(0, 0): _blob(pawn_red=0.5, sand_dark=0.3, part=0.1), (1, 3): split,
              (4, 4): _blob(pawn_red=0.2, part=0.1)}
     after = misplaced_doubts(readings, probs)
-    assert after[("sand", 1, 3)].label == "light" and after[("sand", 1, 3)].confidence == pytest.approx(0.11)
-    assert {s: r for s, r in after.items() if s != ("sand", 1, 3)} == {s: r for s, r in readings.items()
-                                                                      if s != ("sand", 1, 3)}
+    doubted = [("sand", 1, 3), ("pawns", 1, 3), ("parts", 1, 3)]
+    assert [(after[s].label, after[s].confidence) for s in doubted] == [("light", pytest.approx(0.11)),
+                                                                        ("", pytest.approx(0.11)),
+                                                                        ("", pytest.approx(0.11))]
+    assert {s: r for s, r in after.items() if s not in doubted} == {s: r for s, r in readings.items()
+                                                                    if s not in doubted}
     flagged = {f.cell: f for f in setup_flags(after)}
     assert flagged[(1, 3)].kind == "unsure" and "D2" in flagged[(1, 3)].reason
+    assert "the pawns (nothing" in flagged[(1, 3)].reason      # the referee is told to look for a pawn
     assert (0, 0) not in flagged and (4, 4) not in flagged
     assert MISPLACED_LEAST > 1.0 - min(0.5, 0.45)    # a doubted slot is below every piece kind's SETUP_SURE
 

@@ -423,7 +423,7 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
     return out
 
 
-def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, str]:
+def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, tuple[str, ...]]:
     """How likely one blob of a tile is a piece that may not lie on that tile at set-up
     (rules §3.1: no part on the board, every marker light side up, every pawn on the crash
     site), summed over those classes, so that a blob the classifier cannot place among them
@@ -438,20 +438,23 @@ def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, str]
 
     Returns
     -------
-    (float, str)
-        The largest such sum over the blobs (0..1; 0.0 with no blob) and the slot kind
-        (``"sand"``, ``"pawns"``, ``"parts"``) holding the biggest share of it in that blob
-        (``""`` with no blob).
+    (float, tuple of str)
+        The largest such sum over the blobs (0..1; 0.0 with no blob) and the slot kinds
+        (``"sand"``, ``"pawns"``, ``"parts"``) holding at least a quarter of it in that blob,
+        the biggest share first (empty with no blob, or when the sum is 0).
     """
     probs = np.asarray(probs, np.float64).reshape(-1, len(CLASSES))
+    if not len(probs):
+        return 0.0, ()
     shares = {"sand": probs[:, CLASSES.index("sand_dark")], "parts": probs[:, CLASSES.index("part")]}
     if not pawns_allowed:
         shares["pawns"] = probs[:, [CLASSES.index(f"pawn_{c}") for c in PAWN_COLOURS]].sum(axis=1)
     total = sum(shares.values())
-    if not len(probs):
-        return 0.0, ""
     i = int(np.argmax(total))
-    return float(total[i]), max(shares, key=lambda k: shares[k][i])
+    if total[i] <= 0.0:
+        return 0.0, ()
+    kinds = sorted((k for k in shares if shares[k][i] >= 0.25 * total[i]), key=lambda k: -shares[k][i])
+    return float(total[i]), tuple(kinds)
 
 
 #: a tile read in the table's light (:func:`~.desert_fit.in_table_light`) is believed only when
