@@ -373,6 +373,13 @@ def misplaced_doubts(readings: Mapping[Slot, Reading], blob_probs: Mapping[tuple
     -------
     dict slot -> Reading
         A copy; labels unchanged.
+
+    Raises
+    ------
+    ValueError
+        When a cell's probabilities are not ``(n, len(CLASSES))`` (from
+        :func:`~..vision.detectors.desert_pieces.misplaced_share`). A cell with no readings is
+        passed over.
     """
     from ..vision.detectors.desert_pieces import misplaced_share
 

@@ -442,6 +442,11 @@ def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, tupl
         The largest such sum over the blobs (0..1; 0.0 with no blob) and the slot kinds
         (``"sand"``, ``"pawns"``, ``"parts"``) holding at least a quarter of it in that blob,
         the biggest share first (empty with no blob, or when the sum is 0).
+
+    Raises
+    ------
+    ValueError
+        When ``probs`` cannot be shaped ``(n, len(CLASSES))``.
     """
     probs = np.asarray(probs, np.float64).reshape(-1, len(CLASSES))
     if not len(probs):
