@@ -423,6 +423,10 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
     return out
 
 
+#: :func:`misplaced_share` names a slot kind holding at least this share of a blob's sum
+KIND_SHARE = 0.25
+
+
 def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, tuple[str, ...]]:
     """How likely one blob of a tile is a piece that may not lie on that tile at set-up
     (rules §3.1: no part on the board, every marker light side up, every pawn on the crash
@@ -440,7 +444,7 @@ def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, tupl
     -------
     (float, tuple of str)
         The largest such sum over the blobs (0..1; 0.0 with no blob) and the slot kinds
-        (``"sand"``, ``"pawns"``, ``"parts"``) holding at least a quarter of it in that blob,
+        (``"sand"``, ``"pawns"``, ``"parts"``) holding at least ``KIND_SHARE`` of it in that blob,
         the biggest share first (empty with no blob, or when the sum is 0).
 
     Raises
@@ -458,7 +462,7 @@ def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, tupl
     i = int(np.argmax(total))
     if total[i] <= 0.0:
         return 0.0, ()
-    kinds = sorted((k for k in shares if shares[k][i] >= 0.25 * total[i]), key=lambda k: -shares[k][i])
+    kinds = sorted((k for k in shares if shares[k][i] >= KIND_SHARE * total[i]), key=lambda k: -shares[k][i])
     return float(total[i]), tuple(kinds)
 
 
