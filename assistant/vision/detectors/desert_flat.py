@@ -242,6 +242,9 @@ class CellScores:
     empty : float
         The share of the cell's centre that looks like the bare mat around the grid
         (:func:`bare_share`): about 1 on the empty storm cell, about 0 under a tile.
+    told : dict label -> float
+        What telling the tile backs apart in the table's light added, nats
+        (:meth:`DesertFlat.tell_backs`; empty when it was not done).
     fitted : (crop, origin_mm, dict label -> Fit) or None
         The pictures of the labels near the cell's best fitted to the cell
         (:func:`~.desert_fit.fit_picture` on :func:`~.desert_fit.cell_crop`), kept so that what
@@ -255,6 +258,8 @@ class CellScores:
     best: float
     empty: float = 0.0
     fitted: tuple | None = field(default=None, compare=False, repr=False)
+    #: per back label, the nats :meth:`DesertFlat.tell_backs` added (they sum to 0 over a cell)
+    told: dict = field(default_factory=dict)
 
     @property
     def scores(self) -> dict[str, float]:
@@ -423,7 +428,65 @@ class DesertFlat:
             share = {lab: share.get(lab, 0.0) for lab in fine_scores}
             scores = CellScores(fine_scores, gain, share, top.score, empty[cell])
             out[cell] = replace(scores, fitted=(crop, origin, fits))
-        return out
+        return self.tell_backs(out)
+
+    def tell_backs(self, out: dict) -> dict:
+        """:meth:`score_cells`'s scores with the tile backs told apart in the table's light.
+
+        A water back differs from a dune back by its tree, its drop of water and where its
+        dunes rise; a sand marker set on it at set-up (rules §3.1) hides the tree, and the
+        block correlation then hardly tells them apart (a marker's outline suits one picture's
+        edges as well as the other's). Here each back label fitted to a cell is laid in the
+        table's light (:func:`~.desert_fit.table_light` of every cell's best label; a tile's
+        own fit would explain a marker covering half of it with a low gain and a large noise)
+        and compared pixel by pixel where the backs' pictures differ (by more than
+        ``BACK_APART_SIGMAS`` of the table's noise), leaving out what none of them explains
+        (beyond ``RESIDUAL_SIGMAS``: what lies on the tile). Each label gets the mean
+        Gaussian log-likelihood of those pixels (the residual capped at ``RESIDUAL_SIGMAS``,
+        a robust loss) times ``BACK_TELL_NATS``, less the mean over the cell's back labels: the
+        backs' evidence summed is unchanged and every other label's untouched (a back told
+        worse than the others loses odds against the faces too; keeping the best back's odds
+        against the faces instead read worse on the development stress tables).
+
+        ``out``: dict cell -> CellScores with ``fitted``. Returns a new dict cell ->
+        CellScores (``told`` set where a cell has two fitted backs). With fewer tiles than the
+        table's light needs (a live read of a few cells), ``out`` unchanged."""
+        from .desert_fit import RESIDUAL_SIGMAS, largest_channel, table_light
+
+        best = {}
+        for cell, sc in out.items():
+            if sc.fitted is not None and sc.matches:
+                z = sc.scores
+                fit = sc.fitted[2].get(max(z, key=z.get))
+                if fit is not None:
+                    best[cell] = fit
+        lights = table_light(best)
+        again = dict(out)
+        for cell, sc in out.items():
+            light = lights.get(cell)
+            if light is None or sc.fitted is None:
+                continue
+            crop, _origin, fits = sc.fitted
+            backs = [lab for lab in BACK_LABELS if lab in fits and fits[lab].tile.any()]
+            if len(backs) < 2:
+                continue
+            sigma = max(light.noise, 1.0)
+            lit = {lab: fits[lab].predicted * light.gain + light.offset for lab in backs}
+            res = {lab: largest_channel(np.abs(crop - lit[lab])) for lab in backs}
+            tile = np.logical_and.reduce([fits[lab].tile for lab in backs])
+            apart = np.zeros(tile.shape, bool)
+            for i, a in enumerate(backs):
+                for b in backs[i + 1:]:
+                    apart |= largest_channel(np.abs(lit[a] - lit[b])) > BACK_APART_SIGMAS * sigma
+            covered = np.logical_and.reduce([res[lab] > RESIDUAL_SIGMAS * sigma for lab in backs])
+            use = apart & tile & ~covered
+            if not use.any():
+                continue
+            cap = RESIDUAL_SIGMAS * sigma
+            ll = {lab: -float(np.mean(np.minimum(res[lab][use], cap) ** 2)) / (2.0 * sigma * sigma) for lab in backs}
+            mean = sum(ll.values()) / len(ll)
+            again[cell] = replace(sc, told={lab: BACK_TELL_NATS * (v - mean) for lab, v in ll.items()})
+        return again
 
     def explained(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> dict[str, float]:
         """Per match, the share of the tile its picture explains
@@ -499,6 +562,13 @@ class DesertFlat:
         return {lab: m.score + gain.get(lab, 0.0) for lab, m in fine.items()}, best
 
 
+#: :meth:`DesertFlat.tell_backs`: the backs' pictures are compared where they differ by more
+#: than this many of the table's noise; a unit of mean log-likelihood there is worth this many
+#: nats (chosen on development set-up tables of the second renderer, 24000-24059 and
+#: 24500-24559)
+BACK_APART_SIGMAS, BACK_TELL_NATS = 3.0, 0.5
+
+
 #: the band around the grid whose colour is the bare mat's (mm outside the play area: from, to)
 BARE_BAND_MM = (6.0, 18.0)
 #: a pixel looks bare when each channel is within this ratio of the bare colour; the patch
@@ -540,7 +610,8 @@ def label_logit(scores: CellScores, label: str) -> float:
     """The evidence for ``label`` on a cell (nats, up to a constant shared by the cell's labels)."""
     m = scores.matches[label]
     return (WEIGHTS["fine"] * m.score + WEIGHTS["gain"] * scores.gains.get(label, 0.0)
-            + WEIGHTS["share"] * scores.shares.get(label, 0.0) + WEIGHTS["back"] * (label in BACK_LABELS))
+            + WEIGHTS["share"] * scores.shares.get(label, 0.0) + WEIGHTS["back"] * (label in BACK_LABELS)
+            + scores.told.get(label, 0.0))
 
 
 def cell_logits(scores: CellScores) -> dict[str, float]:
