@@ -42,8 +42,8 @@ from .forbidden_desert import CARD, cell_name, colours_of
 #: tables of tuning seeds 900-919 (own renderer, normal and stress), never on the bench's
 #: measuring seeds: a face swap between a dune and a water back breaks no rule, so faces must be
 #: very sure; a wrong sand, part or pawn reading of a correct opening always breaks a rule
-#: (:func:`setup_flags`), so those need only not be a coin toss. Sand is raised to 0.6 for
-#: openings laid with a mistake: where the rules overrule the camera (a marker the camera did
+#: (:func:`setup_flags`), so those need only not be a coin toss. Sand asks 0.6, not 0.5, for
+#: the sake of openings laid with a mistake: where the rules overrule the camera (a marker the camera did
 #: not see taken as lying on its set-up cell) the reading keeps at most what the camera left
 #: the rules' label (:func:`with_prior`), so a bare set-up cell the camera called bare at
 #: 40-50 % passed as holding its marker. Chosen on development tables of the second renderer

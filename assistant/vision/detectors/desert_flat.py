@@ -258,7 +258,6 @@ class CellScores:
     best: float
     empty: float = 0.0
     fitted: tuple | None = field(default=None, compare=False, repr=False)
-    #: per back label, the nats :meth:`DesertFlat.tell_backs` added (they sum to 0 over a cell)
     told: dict = field(default_factory=dict)
 
     @property
@@ -448,9 +447,19 @@ class DesertFlat:
         worse than the others loses odds against the faces too; keeping the best back's odds
         against the faces instead read worse on the development stress tables).
 
-        ``out``: dict cell -> CellScores with ``fitted``. Returns a new dict cell ->
-        CellScores (``told`` set where a cell has two fitted backs). With fewer tiles than the
-        table's light needs (a live read of a few cells), ``out`` unchanged."""
+        Parameters
+        ----------
+        out : dict (r, c) -> CellScores
+            :meth:`score_cells`'s scores with ``fitted`` (crops ``(H, W, 3) float32`` BGR at
+            ``desert_fit.PPM`` px/mm and their fits); cells without ``fitted`` are passed over.
+
+        Returns
+        -------
+        dict (r, c) -> CellScores
+            A new dict: ``told`` (label -> nats, summing to 0 over the cell's backs) set on each
+            cell with at least two fitted backs and pixels where they differ; the others as
+            given. With fewer tiles than the table's light needs (``desert_fit.LIGHT_CELLS``: a
+            live read of a few cells), the same scores. Raises nothing of its own."""
         from .desert_fit import RESIDUAL_SIGMAS, largest_channel, table_light
 
         best = {}
