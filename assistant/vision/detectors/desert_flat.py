@@ -429,7 +429,7 @@ class DesertFlat:
             out[cell] = replace(scores, fitted=(crop, origin, fits))
         return self.tell_backs(out)
 
-    def tell_backs(self, out: dict) -> dict:
+    def tell_backs(self, scores: dict) -> dict:
         """:meth:`score_cells`'s scores with the tile backs told apart in the table's light.
 
         A water back differs from a dune back by its tree, its drop of water and where its
@@ -449,7 +449,7 @@ class DesertFlat:
 
         Parameters
         ----------
-        out : dict (r, c) -> CellScores
+        scores : dict (r, c) -> CellScores
             :meth:`score_cells`'s scores with ``fitted`` (crops ``(H, W, 3) float32`` BGR at
             ``desert_fit.PPM`` px/mm and their fits); cells without ``fitted`` are passed over.
 
@@ -463,15 +463,13 @@ class DesertFlat:
         from .desert_fit import RESIDUAL_SIGMAS, largest_channel, table_light
 
         best = {}
-        for cell, sc in out.items():
-            if sc.fitted is not None and sc.matches:
-                z = sc.scores
-                fit = sc.fitted[2].get(max(z, key=z.get))
-                if fit is not None:
-                    best[cell] = fit
+        for cell, sc in scores.items():
+            m = sc.match() if sc.fitted is not None else None
+            if m is not None and m.label in sc.fitted[2]:
+                best[cell] = sc.fitted[2][m.label]
         lights = table_light(best)
-        again = dict(out)
-        for cell, sc in out.items():
+        again = dict(scores)
+        for cell, sc in scores.items():
             light = lights.get(cell)
             if light is None or sc.fitted is None:
                 continue
