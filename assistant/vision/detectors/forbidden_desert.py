@@ -189,7 +189,8 @@ class FDDetector:
         what that leaves unexplained is mostly pieces; its sand is read from its own fit (the
         sand network was taught on such fits; the table's light needs ``LIGHT_CELLS`` tiles, so a
         read of a few cells, as the live loop makes, never uses it). A cell read as the storm
-        (or unknown) holds nothing; its readings say so with the face reading's confidence.
+        holds nothing; its readings say so with the face reading's confidence. A cell read
+        unknown reads so too, but for its sand (:meth:`_sand_of_unknown`).
         The cells ``(r, c)`` in ``relit`` are read in the table's light whatever their fit's
         noise (with the same check of what that leaves): a crowd of pawns can break a fit
         with a gain so low that its noise stays below ``BROKEN_FIT`` times the table's.
@@ -205,6 +206,9 @@ class FDDetector:
             if isinstance(got, Reading):
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
                     out[(kind, *key)] = Reading(label, got.confidence, got.margin)
+                sand = self._sand_of_unknown(frame, homography, key, scores[key], faces.get(("face", *key)))
+                if sand is not None:
+                    out[("sand", *key)] = sand
                 if blob_probs is not None:
                     blob_probs[key] = np.zeros((0, len(dp.CLASSES)))
                 continue
@@ -251,6 +255,29 @@ class FDDetector:
             if not isinstance(got, Reading):
                 out[key] = dp.pawns_seen(got[1])
         return out
+
+    def _sand_of_unknown(self, frame: np.ndarray, homography: np.ndarray, key, cs, face: Reading | None) -> Reading | None:
+        """The sand reading of cell ``key`` ``(r, c)`` whose face reads ``unknown``: read, as on
+        any tile, from the residual of a picture fitted to the cell (the sand network's
+        features, :func:`~.desert_pieces.sand_features`), the picture the cell's best match
+        (``cs``, its :class:`~.desert_flat.CellScores`) names. A face reads unknown mostly
+        where sand markers cover the middle of the tile and leave no picture likely enough;
+        the markers are then what the residual shows, whichever close picture is laid (on the
+        second renderer's development stills, seeds 5100-5115, 6100-6115 and 7100-7107, sand
+        read wrong 12 / 43 / 11 of 400 / 400 / 200 cells before, 7 / 36 / 9 after, nothing else
+        changed). Returns None (the cell keeps ``none``) when ``face`` is not ``unknown`` or no
+        picture matched; ``frame`` ``(H, W, 3) uint8`` BGR undistorted, ``homography`` mat mm
+        -> px. Raises nothing of its own."""
+        from . import desert_fit
+        from . import desert_pieces as dp
+
+        m = cs.match() if face is not None and face.label == "unknown" else None
+        if m is None:
+            return None
+        crop, origin, fit = self._fit(frame, homography, key, cs, m)
+        sand = self.blobs.sand(dp.sand_features(desert_fit.residual_of_fit(crop, origin, fit), m.centre_mm))
+        label, conf, margin, alts = dp.cell_readings([], np.zeros((0, len(dp.CLASSES))), self.blobs, sand)["sand"]
+        return Reading(label, conf, margin, alts)
 
     def _covering(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
                   faces: Mapping[Slot, Reading], relit: frozenset = frozenset()):
