@@ -39,7 +39,7 @@ def test_a_dark_stack_on_an_unknown_face_reads_dark(read_still):
         assert readings[("face", *cell)].label == "unknown"
         sand = readings[("sand", *cell)]
         assert sand.label == "dark", (cell, sand)
-        assert sand.confidence > 0.5
+        assert sand.confidence > 0.4 and sand.alternatives    # the sand network's ranking, not a copy of the face's
         # nothing is claimed of the pawns and parts of a tile that could not be named
         assert readings[("pawns", *cell)].label == "" and readings[("parts", *cell)].label == ""
 

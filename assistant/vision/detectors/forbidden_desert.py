@@ -256,18 +256,39 @@ class FDDetector:
                 out[key] = dp.pawns_seen(got[1])
         return out
 
-    def _sand_of_unknown(self, frame: np.ndarray, homography: np.ndarray, key, cs, face: Reading | None) -> Reading | None:
-        """The sand reading of cell ``key`` ``(r, c)`` whose face reads ``unknown``: read, as on
-        any tile, from the residual of a picture fitted to the cell (the sand network's
-        features, :func:`~.desert_pieces.sand_features`), the picture the cell's best match
-        (``cs``, its :class:`~.desert_flat.CellScores`) names. A face reads unknown mostly
-        where sand markers cover the middle of the tile and leave no picture likely enough;
-        the markers are then what the residual shows, whichever close picture is laid (on the
-        second renderer's development stills, seeds 5100-5115, 6100-6115 and 7100-7107, sand
-        read wrong 12 / 43 / 11 of 400 / 400 / 200 cells before, 7 / 36 / 9 after, nothing else
-        changed). Returns None (the cell keeps ``none``) when ``face`` is not ``unknown`` or no
-        picture matched; ``frame`` ``(H, W, 3) uint8`` BGR undistorted, ``homography`` mat mm
-        -> px. Raises nothing of its own."""
+    def _sand_of_unknown(self, frame: np.ndarray, homography: np.ndarray, key: tuple, cs,
+                         face: Reading | None) -> Reading | None:
+        """The sand a cell whose face reads ``unknown`` shows, when it shows some.
+
+        A face reads unknown mostly where sand markers stacked over the middle of the tile
+        leave no picture likely enough; the markers are then what the residual shows, whichever
+        close picture is laid. So the picture of the cell's best-scoring match is fitted to the
+        cell (:meth:`_fit`) and its residual read by the sand network, as a named tile's is
+        (:func:`~.desert_pieces.sand_features`, :func:`~.desert_pieces.cell_readings`). Only a
+        marker seen is reported: a reading of ``none`` would lend a confidence to a cell the
+        camera could not name, so the cell keeps ``none`` at the face reading's confidence.
+
+        Parameters
+        ----------
+        frame : (H, W, 3) uint8
+            BGR, undistorted.
+        homography : (3, 3)
+            Mat mm -> frame px.
+        key : (r, c)
+            The cell.
+        cs : CellScores
+            The cell's scores (:meth:`~.desert_flat.DesertFlat.score_cells`).
+        face : Reading or None
+            The cell's face reading.
+
+        Returns
+        -------
+        Reading or None
+            ``light`` or ``dark`` with the sand network's confidence, margin (nats) and the
+            other sand labels as ranked alternatives; None when ``face`` is not ``unknown``, no
+            picture matched, the matched tile lies outside the cell's crop, or the network's
+            likeliest label is ``none``. Raises nothing of its own.
+        """
         from . import desert_fit
         from . import desert_pieces as dp
 
@@ -275,9 +296,11 @@ class FDDetector:
         if m is None:
             return None
         crop, origin, fit = self._fit(frame, homography, key, cs, m)
+        if not fit.tile.any():
+            return None
         sand = self.blobs.sand(dp.sand_features(desert_fit.residual_of_fit(crop, origin, fit), m.centre_mm))
         label, conf, margin, alts = dp.cell_readings([], np.zeros((0, len(dp.CLASSES))), self.blobs, sand)["sand"]
-        return Reading(label, conf, margin, alts)
+        return Reading(label, conf, margin, alts) if label != "none" else None
 
     def _covering(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
                   faces: Mapping[Slot, Reading], relit: frozenset = frozenset()):
