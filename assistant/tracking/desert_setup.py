@@ -259,8 +259,9 @@ def _distribution(r: Reading, expected: str, labels: Sequence[str] | None) -> di
     ranks them all (its label, then every other as an alternative, as the sand reading does),
     the first is its confidence, the second follows from its margin (the log-odds of the first
     over it), the others share the rest, none above the second (then all are scaled to sum to
-    1). Otherwise (a reading copied from an unknown or storm face has no ranking; the sand seen on an unknown face has one) the
-    reading's label has its confidence (clamped to 0..1) and ``expected`` all
+    1). Otherwise (a reading copied from an unknown or storm face has no ranking; the sand
+    seen on an unknown face has one) the reading's label has its confidence (clamped to 0..1)
+    and ``expected`` all
     the rest (the most the camera's evidence could give it, so that a reading is overruled only
     when it is unsure); when the two are the same label the rest goes to the key ``"\\0"``
     (some other label)."""
