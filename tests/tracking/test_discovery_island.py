@@ -274,6 +274,22 @@ def test_slots_misread_by_a_40_view_model_are_read_on_development_stills(model, 
     assert detect_image(image, None, model)[slot].label == want
 
 
+@pytest.mark.parametrize("still, cell, want", [(105, (0, 3), "back:mountain"), (108, (3, 5), "wetland"),
+                                               (204, (8, 2), "back:bush")])
+def test_tiles_misread_beside_a_tinted_panel_are_read_on_development_stills(model, still, cell, want):
+    """Regression test (not evidence: the second renderer's development stills, stress set, were
+    looked at while choosing the tile's crop and the webcam's clipping). With a 26 mm tile crop,
+    three fifths of it the white panel, a warm lamp clipping red (still 108) read a wetland as
+    mountain, and backs read as a wetland back (105, 204): both 160-view models of teaching seeds 0
+    and 1 (kit/7) misread all three; with the 34 mm crop and the clipping taught (kit/8) both read
+    them right."""
+    from assistant.bench.kit_photos import island_still
+
+    image, truth, _shot = island_still(still, "stress")
+    assert slot_labels(truth[cell])[0] == want
+    assert detect_image(image, None, model)[("tile", *cell)].label == want
+
+
 # --- the mat rules, with hand-made readings ------------------------------------------------------------
 
 def test_a_march_is_followed_and_its_sum_and_end_are_announced(tmp_path):

@@ -4,9 +4,9 @@ Each lattice hex ``(col, row)`` of :func:`~assistant.vision.mats.discovery_islan
 slots, each read by its own classifier from its own crop (mat mm, warped straight from the
 frame with the mat's homography, north up):
 
-- ``("tile", col, row)``: a 26 mm square around the hex centre (inside the tile even when it
-  lies 2 mm off): ``empty``, a land terrain (a face), ``back:<terrain>``, ``checkpoint``,
-  ``cache``;
+- ``("tile", col, row)``: a 34 mm square around the hex centre (most of the tile, so its terrain
+  is seen beside the white panel; the corners show a little of what lies beyond it): ``empty``, a
+  land terrain (a face), ``back:<terrain>``, ``checkpoint``, ``cache``;
 - ``("number", col, row)``: 15 mm around the number's place (:data:`~.discovery_island.NUMBER_CENTRE_MM`):
   ``1`` .. ``9`` or ``none``;
 - ``("mark", col, row)``: 15 mm around the mark's place: ``none``, ``shortcut``,
@@ -59,11 +59,18 @@ from .discovery_island import MARK_CENTRE_MM, NUMBER_CENTRE_MM, all_designs, slo
 
 GAME = "discovery-island"
 SLOT_KINDS = ("tile", "number", "mark")
-#: (crop centre offset from the hex centre mm, crop side mm, crop side px) per slot kind
+#: (crop centre offset from the hex centre mm, crop side mm, crop side px) per slot kind, and the
+#: ``panel`` square that :func:`washed_out` looks at (not a slot: the white panel and its print).
+#: The tile's square was 26 mm until kit/8, three fifths of it the white panel (31 x 16 mm): a
+#: light that clips one channel tints the paper (a warm lamp clipping red reads it cyan), and with
+#: so little terrain beside it a wetland read as mountain, a back as another back. At 34 mm the
+#: terrain fills over half the crop: on the second renderer's development stills (seeds 101-116
+#: and 201-216, stress, 2,016 tiles) wrong tiles 17-18 -> 7-9 over two teaching seeds (see README)
 REGIONS: dict[str, tuple[tuple[float, float], float, int]] = {
-    "tile": ((0.0, 0.0), 26.0, 48),
+    "tile": ((0.0, 0.0), 34.0, 48),
     "number": (NUMBER_CENTRE_MM, 15.0, 32),
     "mark": (MARK_CENTRE_MM, 15.0, 32),
+    "panel": ((0.0, 0.0), 26.0, 48),
 }
 #: the number and the mark are each read at these shifts (mat mm) of their crop, and the shift that
 #: fits a taught design best is read (:func:`shifted_scores`): a tile laid up to 2.5 mm off and turned 8
@@ -77,7 +84,7 @@ SHIFTS_MM = tuple((dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)
 #: slot kinds read at :data:`SHIFTS_MM` (the tile's crop is wide enough to hold a tile laid off)
 SHIFTED_KINDS = ("number", "mark")
 #: changes whenever the art, the regions or the teaching change: a cached model of another version is taught again
-MODEL_VERSION = "discovery-island-kit/7"
+MODEL_VERSION = "discovery-island-kit/8"
 
 
 #: (min confidence, min margin) of a sure reading per slot kind. The margins separate right from
@@ -153,7 +160,7 @@ def region_crop(frame: np.ndarray, homography: np.ndarray, centre_mm: tuple[floa
 def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
               layout: MatLayout | None = None, colour: ColourFrame | None = None,
               shift_mm: tuple[float, float] = (0.0, 0.0), kinds: Sequence[str] = SLOT_KINDS) -> dict[str, np.ndarray]:
-    """The crops of slot kinds ``kinds`` for ``cells``: kind -> ``(len(cells), S, S, 3) uint8`` (S of
+    """The crops of ``kinds`` (slot kinds, or ``panel``) for ``cells``: kind -> ``(len(cells), S, S, 3) uint8`` (S of
     :data:`REGIONS`), camera levels; with ``colour``, re-encoded as the mat's references say the
     print is (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`). ``shift_mm`` moves
     every crop's centre by that many mat mm (x, y)."""
@@ -425,8 +432,8 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     if not cells:
         return {}
     layout = layout or mat_layout(GAME)
-    crops = hex_crops(frame, homography, cells, layout)
-    washed = washed_out(crops["tile"])                 # on the camera's levels, as WASHED_RATIO was tuned
+    crops = hex_crops(frame, homography, cells, layout, kinds=tuple(kinds) + ("panel",))
+    washed = washed_out(crops.pop("panel"))            # on the camera's levels, as WASHED_RATIO was tuned
     colour = colour_frame(frame, homography, layout)
     crops = {kind: colour.corrected(batch) for kind, batch in crops.items()}
     scores = {kind: classify_batch(model.of(kind), crops[kind]).scores for kind in kinds}
@@ -544,14 +551,15 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.nd
 
 
 def washed_out(tile_crops: np.ndarray) -> np.ndarray:
-    """Which tile crops glare has washed out: the 3rd grey percentile at least :data:`WASHED_RATIO`
+    """Which panel crops (:data:`REGIONS` ``panel``) glare has washed out: the 3rd grey percentile at least :data:`WASHED_RATIO`
     of the 97th (a lamp's glare adds light, lifting the dark ink towards white; a colour cast or a
     dim room multiply it and keep the ratio).
 
     Parameters
     ----------
     tile_crops : (N, S, S, 3) uint8
-        BGR crops of the ``tile`` region.
+        BGR crops of the ``panel`` region (the 26 mm square the ratio was tuned on, until kit/8
+        the tile's own).
 
     Returns
     -------
