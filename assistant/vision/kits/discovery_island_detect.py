@@ -65,7 +65,8 @@ SLOT_KINDS = ("tile", "number", "mark")
 #: light that clips one channel tints the paper (a warm lamp clipping red reads it cyan), and with
 #: so little terrain beside it a wetland read as mountain, a back as another back. At 34 mm the
 #: terrain fills over half the crop: on the second renderer's development stills (seeds 101-116
-#: and 201-216, stress, 2,016 tiles) wrong tiles 17-18 -> 7-9 over two teaching seeds (see README)
+#: and 201-216, stress, 2,016 tiles) wrong tiles 17-18 -> 6-9 over three teaching seeds, with the
+#: clipping taught (:func:`~assistant.vision.render.webcam.random_webcam`; README has each part alone)
 REGIONS: dict[str, tuple[tuple[float, float], float, int]] = {
     "tile": ((0.0, 0.0), 34.0, 48),
     "number": (NUMBER_CENTRE_MM, 15.0, 32),
@@ -276,7 +277,7 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     :func:`~assistant.vision.classify.fit_classifier`, labelled by :func:`~.discovery_island.slot_labels`,
     so the nuisances of light and placement fill the within-prototype covariance. Confidence is
     calibrated on :data:`CALIBRATION_VIEWS` views of another seed (through the pipelines too).
-    About 130 s on one core for the default 160 views (``python -c "from
+    About 140 s on one core for the default 160 views (``python -c "from
     assistant.vision.kits.discovery_island_detect import load_or_teach; load_or_teach()"``
     teaches and caches it).
 
