@@ -3,7 +3,7 @@
 Rendered tests use the kit's tiles on the rendered mat (seeds 700-799: not used for teaching,
 tuning or the bench). Tracker tests with hand-made readings check the logic exactly; rendered
 ones check the whole path frames -> motion gate -> detector -> tracker (field reports F6, F9,
-F10). The detector is taught once and cached (:func:`load_or_teach`; about 130 s the first time).
+F10). The detector is taught once and cached (:func:`load_or_teach`; about 140 s the first time).
 """
 
 from __future__ import annotations
@@ -506,3 +506,12 @@ def test_rendered_arm_sweep_commits_nothing(model, tmp_path):
     commits = [v for v in verdicts if v.kind == "commit"]
     assert [v.events for v in commits] == [[move]] and tracker.log == [move]
     assert all(v.kind in ("nothing", "commit") for v in verdicts)
+
+
+def test_read_slots_reads_only_slot_kinds():
+    """``panel`` is a crop the glare check looks at, not a slot: asking for it (or any other kind)
+    is refused before anything is read, in one sentence naming the slot kinds."""
+    frame = np.zeros((48, 64, 3), np.uint8)
+    for kind in ("panel", "tiles"):
+        with pytest.raises(ValueError, match="slot kinds are tile, number, mark"):
+            read_slots(None, frame, np.eye(3), [(4, 3)], kinds=(kind,))

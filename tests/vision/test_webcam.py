@@ -37,3 +37,14 @@ def test_random_webcam_varies_colour_and_sharpness():
 def test_random_webcam_refuses_other_arrays():
     with pytest.raises(ValueError):
         random_webcam(np.zeros((10, 10), np.uint8), np.random.default_rng(0))
+
+
+def test_a_clipped_channel_tops_out_below_white():
+    """The sensor clips each channel before the channels mix (issue 18, kit/8): a card whose red
+    is overexposed reads a red below white, since the mixing takes some of it into the other
+    channels and gives back only what they hold (nothing, on a pure red card). Mixing first and
+    clipping after, as kit/7's webcam did, left an overexposed red at 255."""
+    img = np.zeros((60, 80, 3), np.uint8)
+    img[..., 2] = 255                                              # pure red, BGR
+    reds = [float(np.median(random_webcam(img, np.random.default_rng(s))[20:40, 25:55, 2])) for s in range(20)]
+    assert sum(r >= 254.0 for r in reds) <= 1, reds

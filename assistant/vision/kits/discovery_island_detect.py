@@ -89,11 +89,12 @@ MODEL_VERSION = "discovery-island-kit/8"
 
 
 #: (min confidence, min margin) of a sure reading per slot kind. The margins separate right from
-#: wrong readings on the tuning views (seeds 5-9): wrong ones stayed below 0.3, right ones
+#: wrong readings on the tuning views (seeds 5-9; measured with the 26 mm tile square of kit/7 and
+#: before, not measured again for kit/8's 34 mm one): wrong ones stayed below 0.3, right ones
 #: above 1.5 (number), 2.4 (mark), 3.7 (tile) in 99 % of cases; the confidence, which falls when
 #: a crop is far from every taught design (a strange light), only vetoes the absurd.
 SURE = {"tile": (0.005, 2.0), "number": (0.005, 1.0), "mark": (0.005, 1.0)}
-#: a face whose tile crop's 3rd grey percentile is this close to its 97th is washed out by glare:
+#: a face whose panel crop's (``REGIONS["panel"]``) 3rd grey percentile is this close to its 97th is washed out by glare:
 #: its number and mark are then not trusted (on the tuning views no tile without glare went above
 #: 0.57, and every glare-washed misread was above 0.65)
 WASHED_RATIO = 0.62
@@ -161,10 +162,37 @@ def region_crop(frame: np.ndarray, homography: np.ndarray, centre_mm: tuple[floa
 def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
               layout: MatLayout | None = None, colour: ColourFrame | None = None,
               shift_mm: tuple[float, float] = (0.0, 0.0), kinds: Sequence[str] = SLOT_KINDS) -> dict[str, np.ndarray]:
-    """The crops of ``kinds`` (slot kinds, or ``panel``) for ``cells``: kind -> ``(len(cells), S, S, 3) uint8`` (S of
-    :data:`REGIONS`), camera levels; with ``colour``, re-encoded as the mat's references say the
-    print is (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`). ``shift_mm`` moves
-    every crop's centre by that many mat mm (x, y)."""
+    """The crops of ``kinds`` for ``cells``, warped straight from the frame.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR, undistorted.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    cells : sequence of (col, row)
+        Lattice hexes of the mat (:func:`~assistant.vision.mats.discovery_island_mat`).
+    layout : MatLayout, optional
+        The mat (default: :func:`~assistant.vision.mats.mat_layout` of the game).
+    colour : ColourFrame, optional
+        With it, each crop is re-encoded as the mat's references say the print is
+        (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`); without, camera levels.
+    shift_mm : (dx, dy) mm
+        Moves every crop's centre by that many mat mm.
+    kinds : sequence of str
+        Keys of :data:`REGIONS`: slot kinds, or ``panel`` (the 26 mm square :func:`washed_out`
+        judges glare on).
+
+    Returns
+    -------
+    dict kind -> (len(cells), S, S, 3) uint8
+        ``S`` the crop side in px of :data:`REGIONS`.
+
+    Raises
+    ------
+    KeyError
+        For a kind not in :data:`REGIONS`.
+    """
     layout = layout or mat_layout(GAME)
     out = {}
     for kind in kinds:
@@ -420,7 +448,7 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         Mat mm -> frame px.
     cells : iterable of (col, row)
     kinds : sequence of str
-        Slot kinds to read.
+        Slot kinds to read (of :data:`SLOT_KINDS`).
 
     Returns
     -------
@@ -428,7 +456,15 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         Slots ``(kind, col, row)``; ``second`` is the runner-up label. With all three kinds the
         labels are those of the best design (:func:`kit_decode`) and the margin is the smaller of
         the design's margin and the slot classifier's own (0 when it preferred another label).
+
+    Raises
+    ------
+    ValueError
+        For a kind not in :data:`SLOT_KINDS`.
     """
+    unknown = [k for k in kinds if k not in SLOT_KINDS]
+    if unknown:
+        raise ValueError(f"cannot read {unknown[0]!r}: the slot kinds are {', '.join(SLOT_KINDS)}")
     cells = [tuple(c) for c in cells]
     if not cells:
         return {}
@@ -489,7 +525,7 @@ def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarra
         Mat mm -> frame px.
     cells : sequence of (col, row)
     kind : str
-        A key of :data:`REGIONS`.
+        One of :data:`SHIFTED_KINDS`.
     layout : MatLayout
     colour : ColourFrame
         The frame's colour correction, applied to every crop.
@@ -551,14 +587,14 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.nd
     return out
 
 
-def washed_out(tile_crops: np.ndarray) -> np.ndarray:
+def washed_out(panel_crops: np.ndarray) -> np.ndarray:
     """Which panel crops (:data:`REGIONS` ``panel``) glare has washed out: the 3rd grey percentile at least :data:`WASHED_RATIO`
     of the 97th (a lamp's glare adds light, lifting the dark ink towards white; a colour cast or a
     dim room multiply it and keep the ratio).
 
     Parameters
     ----------
-    tile_crops : (N, S, S, 3) uint8
+    panel_crops : (N, S, S, 3) uint8
         BGR crops of the ``panel`` region (the 26 mm square the ratio was tuned on, until kit/8
         the tile's own).
 
@@ -566,7 +602,7 @@ def washed_out(tile_crops: np.ndarray) -> np.ndarray:
     -------
     (N,) bool
     """
-    grey = np.asarray(tile_crops, np.float32) @ np.float32([0.114, 0.587, 0.299])
+    grey = np.asarray(panel_crops, np.float32) @ np.float32([0.114, 0.587, 0.299])
     flat = grey.reshape(len(grey), -1)
     low, high = np.percentile(flat, 3, axis=1), np.percentile(flat, 97, axis=1)
     return low >= WASHED_RATIO * np.maximum(high, 1.0)

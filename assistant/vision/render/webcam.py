@@ -14,8 +14,9 @@ white balance       blue and red gains 0.6-1.6 (log-uniform), green 1     Planck
                     on linear light                                      grey-world AWB 0.3-1.0
 exposure            gain 0.55-1.6 on linear light                        auto exposure, median 0.1-0.3
 raw clipping        each channel clipped at white *before* the           a Bayer mosaic clipped, then
-                    crosstalk (a sensor clips, then the camera's         white balance and the CCM
-                    colour matrix mixes the clipped channel in)
+                    crosstalk (a sensor clips, then the channels mix:    white balance and the CCM
+                    a clipped channel tops out at 0.8-1 of white;
+                    no white balance follows the clip)
 tone curve          a power 0.7-1.4 on the encoded levels                sRGB + contrast S-curve 0-0.35
 colour crosstalk    each channel mixes 0-0.1 of each other channel       CCM error 0-0.1 (another form)
 noise               Gaussian, sigma 1-6 levels                           Poisson-Gaussian on a Bayer
@@ -24,9 +25,10 @@ JPEG                quality 61-79                                        35-60 (
 defocus             Gaussian, sigma 0-1.6 px                             a disc, radius 0-2.6 px
 motion blur         half the frames: a line of 3.1-5 px, any angle       camera shake 0-3 px
 glare               two frames in five: an additive spot on linear       Blinn-Phong lobe of a lamp,
-                    light before the clipping, peak 0.1-0.8 of white,    gloss 0-0.18, the lamp's
-                    sigma 3-12 % of the frame's width, tinted (blue      colour (2400-5500 K)
-                    and red 0.7-1.4 of green, log-uniform)
+                    light before the clipping, green's peak 0.1-0.8      gloss 0-0.18, the lamp's
+                    of white, blue's and red's 0.7-1.4 times it          colour (2400-5500 K)
+                    (log-uniform), sigma 3-12 % of the frame's width;
+                    added after the vignetting (not darkened by it)
 vignetting          darkening 0-0.35 at the corners, quadratic           cos^4 law, 0-0.5
 ==================  ===================================================  ===============================
 """
@@ -91,8 +93,9 @@ def random_webcam(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         t_lo, t_hi = np.log(r["glare_tint"])
         tint = np.exp([rng.uniform(t_lo, t_hi), 0.0, rng.uniform(t_lo, t_hi)]).astype(np.float32)
         lin = lin + np.float32(rng.uniform(*r["glare_peak"])) * spot[..., None] * tint
-    # the sensor clips each channel at white, then the camera's colour matrix mixes the clipped
-    # channel into the others: a clipped channel tops out below white and the light reads tinted
+    # the sensor clips each channel at white, then the channels mix (only positively, rows summing
+    # to one; a real colour-correction matrix also subtracts): a clipped channel tops out at
+    # 1 - its crosstalk (0.8-1 of white) and the light reads tinted
     lin = np.einsum("hwc,dc->hwd", np.minimum(lin, 1.0), mix)
     enc = np.clip(lin, 0.0, 1.0) ** np.float32(1 / 2.2)
     enc = enc ** np.float32(rng.uniform(*r["power"])) * np.float32(255.0)
