@@ -52,7 +52,7 @@ def random_webcam(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """``image`` through a random webcam pipeline (:data:`RANGES`, module docstring): white
     balance, exposure, vignetting and a glare spot on linear light (sRGB decoded as a power 2.2),
     each channel clipped at white, then crosstalk (the clipped channel mixed into the others, as
-    a sensor clips before the camera's colour matrix), then encoding with a random tone curve,
+    a sensor clips before its channels are mixed), then encoding with a random tone curve,
     defocus, motion blur, noise and JPEG.
 
     Parameters
