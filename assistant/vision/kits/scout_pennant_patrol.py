@@ -216,9 +216,10 @@ def grey_white(look: HexLook, white: np.ndarray, clearing_ref: np.ndarray, scale
     clearing_ref : (3,) float
         The clearing grey's white-balanced reference (``refs["clearing"]``), BGR 0-1.
     scaled : bool
-        The paper clips in every channel and the references are read against the dimmest paper
-        the clipping allows (:func:`~.scout_pennant_colour.clipped_paper`), or against a paper
-        level that the clipped hex cannot show: the grey then sets the level both ways (not only
+        The hex's paper clips in every channel and the grey tells (:func:`patrol_reading`):
+        ``white`` is then only the dimmest paper the clipping allows, and with references read
+        against a clipped strip's dimmest paper (:func:`~.scout_pennant_colour.clipped_paper`)
+        the references are in those units too; the grey then sets the level both ways (not only
         lower) where it tells, and the other channels are scaled by the median of its ratios to
         ``white`` (at least 1), so they keep the light's colour. (Issue 18, second renderer's
         development stills, kit_photos seeds 3000-3239: normal patrols 2 -> 0 wrong, stress 105 ->
