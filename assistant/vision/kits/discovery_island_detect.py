@@ -568,6 +568,11 @@ def best_shift(stack: np.ndarray) -> np.ndarray:
     Returns
     -------
     (N, L) float
+
+    Raises
+    ------
+    ValueError
+        When ``stack`` holds no shift (S = 0).
     """
     stack = np.asarray(stack)
     pick = np.argmax(stack.max(axis=2), axis=0)
@@ -606,9 +611,10 @@ def placement_confidence(clf: CellClassifier, stack: np.ndarray, index: np.ndarr
     (N,) float64
         In [0, 1].
     """
+    from scipy.special import logsumexp
+
     z = np.asarray(stack, np.float64) / clf.temperature
-    zmax = z.max(axis=(0, 2), keepdims=True)
-    lik = np.log(np.mean(np.exp(z - zmax), axis=0)) + zmax[0]                   # (N, L): log mean over shifts
+    lik = logsumexp(z, axis=0) - np.log(z.shape[0])                             # (N, L): log mean over shifts
     reject = np.full((lik.shape[0], 1), clf.reject_score / clf.temperature)
     logits = np.concatenate([lik, reject], axis=1)
     logits -= logits.max(axis=1, keepdims=True)
