@@ -515,3 +515,26 @@ def test_read_slots_reads_only_slot_kinds():
     for kind in ("panel", "tiles"):
         with pytest.raises(ValueError, match="slot kinds are tile, number, mark"):
             read_slots(None, frame, np.eye(3), [(4, 3)], kinds=(kind,))
+
+
+def test_a_number_read_at_its_best_shift_is_not_surer_than_the_shifts_together_say():
+    """The number and the mark are read at the shift whose crop fits a design best; until issue 18
+    their confidence was the softmax at that one shift, chosen for its high score, so a crop that
+    fits another label nearly as well at the other shifts came out sure (one number read wrong at
+    confidence >= 0.9 on the kit photographs). The label's probability is now summed over the
+    shifts (:func:`placement_confidence`): where every shift agrees it is the one-crop
+    confidence, where the other shifts prefer another label it is much lower."""
+    from types import SimpleNamespace
+
+    from assistant.vision.classify import label_confidence
+    from assistant.vision.kits.discovery_island_detect import best_shift, placement_confidence
+
+    clf = SimpleNamespace(temperature=2.0, reject_score=-30.0)
+    agree = np.tile(np.array([[-10.0, -18.0, -25.0]]), (9, 1, 1))                 # 9 shifts, 1 cell, 3 labels
+    top = np.array([0])
+    assert placement_confidence(clf, agree, top) == pytest.approx(label_confidence(clf, agree[0], top))
+    torn = np.tile(np.array([[-20.0, -14.0, -25.0]]), (9, 1, 1))
+    torn[4, 0] = [-10.0, -18.0, -25.0]                                            # label 0 fits at one shift only
+    picked = best_shift(torn)
+    assert np.argmax(picked[0]) == 0 and label_confidence(clf, picked, top)[0] > 0.85
+    assert placement_confidence(clf, torn, top)[0] < 0.5

@@ -235,3 +235,25 @@ def test_blue_pawns_under_a_paper_clipped_in_every_channel_are_not_read_green():
     assert [readings[("patrol", *k)].label for k in ((-4, 4), (3, -2))] == ["blue", "blue"]
     wrong = {s: (table[s], r.label) for s, r in readings.items() if r.label != table[s]}
     assert not wrong
+
+
+def test_a_pawn_under_a_light_that_clips_all_the_paper_is_read_against_the_strips_inks():
+    """Under a pink light the webcam clips the paper in every channel, the mat's strips too (kit
+    photographs, development seed 3,071, normal set), so no strip tells the paper's level. Before
+    issue 18 the strips were left out and a red pawn, its white letter clearly seen, was compared
+    with the kit's nominal inks and read purple (margin 0.24). Its strips are now read against the
+    dimmest paper the clipping allows and the pawn against them, the clearing's grey beside it
+    setting the scale: it reads red, and no patrol of the still is read wrong."""
+    from assistant.vision.colour_refs import read_strips
+    from assistant.vision.kits.scout_pennant_colour import clipped_paper, pennant_refs, strip_paper
+
+    image, table, shot, homography = _pennant_photo(3_071, "normal")
+    layout = mat_layout("scout-pennant")
+    strips = read_strips(image, homography, layout)
+    assert strips and all(np.all(np.isnan(strip_paper(s))) for s in strips)
+    assert pennant_refs(image, homography, layout) is None
+    assert pennant_refs(image, homography, layout, clipped=True) is not None
+    assert all(np.all(clipped_paper(s) >= 255.0) for s in strips if clipped_paper(s) is not None)
+    readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])
+    assert table[("patrol", -2, 1)] == "red" and readings[("patrol", -2, 1)].label == "red"
+    assert not {s: (table[s], r.label) for s, r in readings.items() if r.label != table[s]}

@@ -30,7 +30,9 @@ at once, whose ranges are documented there (apart from the held-out pictures' ra
 
 The number and the mark are small: each is read from the crop, among a few shifted by up to
 1.5 mm (:data:`SHIFTS_MM`), that fits a taught design best, so a tile laid off or a homography a
-millimetre off does not move the print out of the taught place (:func:`shifted_scores`).
+millimetre off does not move the print out of the taught place (:func:`shifted_scores`); its
+confidence sums the label's probability over the shifts (:func:`placement_confidence`), since
+the shift is not known, rather than taking it at the shift picked for fitting best.
 
 The three slots of a hex are read together (:func:`kit_decode`): the kit prints 48 designs, so
 a hex's tile, number and mark are one of them (or a bare hex), and the design whose three labels
@@ -474,8 +476,11 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     colour = colour_frame(frame, homography, layout)
     crops = {kind: colour.corrected(batch) for kind, batch in crops.items()}
     scores = {kind: classify_batch(model.of(kind), crops[kind]).scores for kind in kinds}
+    stacks = {}
     for kind in set(kinds) & set(SHIFTED_KINDS):
-        scores[kind] = shifted_scores(model.of(kind), frame, homography, cells, kind, layout, colour, scores[kind])
+        stacks[kind] = shifted_scores(model.of(kind), frame, homography, cells, kind, layout, colour, scores[kind],
+                                      every_shift=True)
+        scores[kind] = best_shift(stacks[kind])
     chosen = kit_decode(model, scores) if set(kinds) == set(SLOT_KINDS) else None
     out: dict[tuple, SlotReading] = {}
     for kind in kinds:
@@ -492,7 +497,7 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         margin = np.maximum(own[rows, top] - others.max(axis=1), 0.0)
         if chosen is not None:
             margin = np.minimum(margin, chosen[kind + ":margin"])
-        confidence = label_confidence(clf, own, top)
+        confidence = placement_confidence(clf, stacks[kind], top) if kind in stacks else label_confidence(clf, own, top)
         conf, min_margin = SURE[kind]
         for i, cell in enumerate(cells):
             out[(kind, *cell)] = SlotReading(label=clf.labels[top[i]], confidence=float(confidence[i]),
@@ -509,7 +514,8 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
 
 
 def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
-                   kind: str, layout: MatLayout, colour: ColourFrame, unshifted: np.ndarray | None = None) -> np.ndarray:
+                   kind: str, layout: MatLayout, colour: ColourFrame, unshifted: np.ndarray | None = None,
+                   every_shift: bool = False) -> np.ndarray:
     """The scores of the slot's crop at the shift of :data:`SHIFTS_MM` where it fits a taught
     design best (the highest top score): the crop is aligned to the print before it is read, and
     the margins between labels stay those of one crop (taking each label's own best shift instead
@@ -531,22 +537,90 @@ def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarra
         The frame's colour correction, applied to every crop.
     unshifted : (N, L) float, optional
         The scores at shift (0, 0) when already computed (that shift is then not read again).
+    every_shift : bool
+        Return the scores at every shift instead (:func:`best_shift` picks as above).
 
     Returns
     -------
-    (N, L) float
+    (N, L) float, or (S, N, L) float with ``every_shift``
         Per cell, :attr:`~assistant.vision.classify.Predictions.scores` of its best shift
-        (``(0, L)`` for no cells).
+        (``(0, L)`` for no cells); with ``every_shift`` those of each of the S =
+        ``len(SHIFTS_MM)`` shifts (``(S, 0, L)`` for no cells).
     """
     shifts = [s for s in SHIFTS_MM if unshifted is None or s != (0.0, 0.0)]
     if not len(cells):
-        return np.zeros((0, len(clf.labels)), np.float64)
+        return np.zeros((len(SHIFTS_MM), 0, len(clf.labels)) if every_shift else (0, len(clf.labels)), np.float64)
     batch = np.concatenate([hex_crops(frame, homography, cells, layout, colour, shift, (kind,))[kind] for shift in shifts])
     scores = classify_batch(clf, batch).scores.reshape(len(shifts), len(cells), -1)
     if unshifted is not None:
         scores = np.concatenate([np.asarray(unshifted)[None], scores])
-    pick = np.argmax(scores.max(axis=2), axis=0)          # per cell, the shift whose best label scores highest
-    return scores[pick, np.arange(len(cells))]
+    return scores if every_shift else best_shift(scores)
+
+
+def best_shift(stack: np.ndarray) -> np.ndarray:
+    """Per cell, the scores at the shift whose best label scores highest.
+
+    Parameters
+    ----------
+    stack : (S, N, L) float
+        Label scores of N cells at S shifts (:func:`shifted_scores` with ``every_shift``).
+
+    Returns
+    -------
+    (N, L) float
+
+    Raises
+    ------
+    ValueError
+        When ``stack`` holds no shift (S = 0).
+    """
+    stack = np.asarray(stack)
+    pick = np.argmax(stack.max(axis=2), axis=0)
+    return stack[pick, np.arange(stack.shape[1])]
+
+
+def placement_confidence(clf: CellClassifier, stack: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Confidence of label ``index[n]`` of each cell when the print's placement is one of S
+    shifts, none known: the label's posterior with the shift summed out (uniform prior over the
+    shifts), among the labels and the classifier's reject score.
+
+    With the calibrated scores as log-likelihoods (``score / temperature``,
+    :func:`~assistant.vision.classify.fit_classifier`), ``p(crop | label)`` is the mean over the
+    shifts of ``exp(score / T)``; the reject hypothesis does not depend on the shift. The
+    softmax at the one shift picked for fitting a design best (:func:`best_shift`), the
+    confidence until issue 18, overstated it: that shift is chosen for its high score, and the
+    temperature was calibrated on crops at their true place. (Second renderer's development
+    stills, kit_photos seeds 101-116 and 201-216, 2,016 stress readings per kind, kit/8 models of
+    teaching seeds 0 / 1 / 2: the wrong numbers' highest confidence 0.85 / 0.78 / 0.84 ->
+    0.61 / 0.49 / 0.51, marks' 0.82 / 0.86 / 0.65 -> 0.39 / 0.66 / 0.33, none confidently
+    wrong before or after. The readings are decided as before; whether they are sure too, but
+    for the few whose summed confidence falls under :data:`SURE`'s floor of 0.005: on those
+    stills 0-5 of 2,016 stress and 0-2 of 1,008 normal readings per kind and model.)
+
+    Parameters
+    ----------
+    clf : CellClassifier
+        The slot kind's classifier (its ``temperature`` and ``reject_score``).
+    stack : (S, N, L) float
+        Label scores of N cells at S shifts (:func:`shifted_scores` with ``every_shift``).
+    index : (N,) int
+        The label read per cell (into ``clf.labels``).
+
+    Returns
+    -------
+    (N,) float64
+        In [0, 1].
+    """
+    from scipy.special import logsumexp
+
+    z = np.asarray(stack, np.float64) / clf.temperature
+    lik = logsumexp(z, axis=0) - np.log(z.shape[0])                             # (N, L): log mean over shifts
+    reject = np.full((lik.shape[0], 1), clf.reject_score / clf.temperature)
+    logits = np.concatenate([lik, reject], axis=1)
+    logits -= logits.max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    return p[np.arange(lik.shape[0]), np.asarray(index, np.intp)]
 
 
 def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -148,6 +148,9 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
     chroma = light_chroma(list(looks.values()))
     misregistered = registration_suspect(list(looks.values()))
     refs = pennant_refs(frame, homography, layout)
+    # where every strip's paper clips, the strips read against the dimmest paper the clipping allows
+    # (for pawns whose paper clips too, :func:`~.scout_pennant_patrol.patrol_reading`)
+    clipped_refs = pennant_refs(frame, homography, layout, clipped=True) if refs is None else None
     green = board_green(list(looks.values()), green_boundary(refs, (GREEN_AT, GREEN_SCALE)))
     pieces: dict = {}
 
@@ -183,7 +186,7 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
         if kind in ("piece", "patrol") and (slot[1], slot[2]) in cells:
             key = (slot[1], slot[2])
             piece = piece_of(key)
-            out[slot] = piece if kind == "piece" else patrol_prior(patrol_reading(look(key), piece, chroma, refs), piece)
+            out[slot] = piece if kind == "piece" else patrol_prior(patrol_reading(look(key), piece, chroma, refs, clipped_refs), piece)
         elif kind == "arrow" and ((slot[1], slot[2]), (slot[3], slot[4])) in edges:
             a, b = (slot[1], slot[2]), (slot[3], slot[4])
             e = edges[(a, b)]

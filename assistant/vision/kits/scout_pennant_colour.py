@@ -44,7 +44,8 @@ def nominal_refs() -> dict[str, np.ndarray]:
     return out
 
 
-def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLayout) -> dict[str, np.ndarray] | None:
+def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLayout,
+                 clipped: bool = False) -> dict[str, np.ndarray] | None:
     """Each Scout Pennant reference ink as this frame shows it, white-balanced (patch level over
     the level of the paper next to it, per channel, averaged over the strips read).
 
@@ -56,7 +57,11 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     channel with so little range that black shows 0.7 of paper there, while the other channels
     are right: until issue 18 such a frame lost its references and read red pawns purple.) (Before issue 18 a white patch clipped in one channel, as a
     webcam's white balance gives on a green table, threw the strip away, and with it the
-    frame's colour references.)
+    frame's colour references.) With ``clipped``, only the strips whose paper clips in every
+    channel are read, against the dimmest paper the clipping allows (:func:`clipped_paper`): their
+    references share one unknown factor, which only the clearing's grey beside a pawn whose paper
+    clips too takes out (:func:`~.scout_pennant_patrol.grey_white`), so they serve that pawn
+    alone (:func:`~.scout_pennant_patrol.patrol_reading`).
 
     Parameters
     ----------
@@ -65,6 +70,8 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
         Mat mm -> px.
     layout : MatLayout
         The Scout Pennant mat (with its references).
+    clipped : bool
+        Read the strips whose paper clips in every channel (and only those) instead.
 
     Returns
     -------
@@ -77,7 +84,11 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     ratios: dict[str, list] = {}
     for strip in read_strips(frame, homography, layout):
         paper = strip_paper(strip)
-        if not np.all(np.isfinite(paper)):
+        if clipped or not np.all(np.isfinite(paper)):
+            paper = clipped_paper(strip) if clipped and np.all(np.isnan(paper)) else None
+            if paper is not None:
+                for name, (patch, _p) in strip.items():
+                    ratios.setdefault(name, []).append(patch / paper)
             continue
         rw, rb = strip["white"][0] / paper, strip["black"][0] / paper
         # a white patch clipped in a channel says nothing of the paper there (the paper's level
@@ -95,6 +106,47 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
         if name in ratios:
             out[name] = np.mean(np.array(ratios[name]), axis=0)
     return out
+
+
+def clipped_paper(strip: dict) -> np.ndarray | None:
+    """The paper level of a strip whose paper clips in every channel, ``(3,) float64``: the dimmest
+    paper the clipping allows, 255 in its dimmest channel, in the colour of the light as the
+    strip's own 75 % grey shows it (a neutral grey reflects every channel alike), as
+    :func:`~.scout_pennant_detect.corrected_white` bounds a clipped hex's paper.
+
+    Every reference of the strip is then known only up to one common factor (the paper may be
+    brighter than that), but its inks keep their ratios to one another and to the clearing's
+    grey, which the pawn's own clearing shows in the pawn's light
+    (:func:`~.scout_pennant_patrol.grey_white` divides that grey by its reference): the pawn is
+    compared with the reference inks seen under the frame's light, not with the kit's nominal
+    inks. (Until issue 18 such a strip was left out and a frame whose paper clipped everywhere
+    read its pawns against the nominal inks: on the second renderer's normal development stills,
+    kit_photos seeds 3000-3239, two red pawns read purple under a pink light.)
+
+    Parameters
+    ----------
+    strip : dict
+        One strip of :func:`~assistant.vision.colour_refs.read_strips` (name -> (patch, paper)
+        levels, BGR 0-255).
+
+    Returns
+    -------
+    (3,) float64 or None
+        BGR, at least 255 in every channel; None where the strip does not read as a strip in a
+        light that only clips its paper: its 75 % grey clipped in a channel or dim (below 0.6 of
+        the bound; glare across the strip, or a cover), or its black not dark (below
+        :data:`BLACK_BELOW` of the bound in at least :data:`BLACK_CHANNELS` channels).
+    """
+    grey = np.asarray(strip["grey75"][0], np.float64)
+    if np.any(grey >= SATURATED) or grey.min() <= 0:
+        return None
+    paper = 255.0 * grey / grey.min()
+    black = np.asarray(strip["black"][0], np.float64) / paper
+    if np.any(grey / paper < 0.6) or np.sum(black < BLACK_BELOW) < BLACK_CHANNELS:
+        return None
+    if any(np.any(np.asarray(strip[p.name][0]) >= SATURATED) for p in PAWN_COLOURS):
+        return None                    # a pawn ink clipped too: the light is past what the strip can tell
+    return paper
 
 
 def strip_paper(strip: dict) -> np.ndarray:

@@ -59,7 +59,8 @@ WHITE_LETTERED = frozenset(p.name for p in PAWN_COLOURS if tuple(p.ink) == (255,
 
 
 def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | None = None,
-                   refs: dict[str, np.ndarray] | None = None) -> Reading:
+                   refs: dict[str, np.ndarray] | None = None,
+                   clipped_refs: dict[str, np.ndarray] | None = None) -> Reading:
     """``none`` or a pawn colour from a :class:`HexLook` (module docstring).
 
     Each colour's score is its best over an additive glare from 0 up to what the clearing's
@@ -82,6 +83,16 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     refs : dict, optional
         The frame's reference inks (:func:`~.scout_pennant_colour.pennant_refs`): the pawn
         colours and the backgrounds as this camera shows them, instead of the kit's nominal inks.
+    clipped_refs : dict, optional
+        Without ``refs``, the references of strips whose paper clips in every channel, read
+        against the dimmest paper the clipping allows (``pennant_refs(..., clipped=True)``).
+        They share an unknown factor, so they serve only a pawn on a clearing whose paper clips
+        in every channel too and whose grey beside it does not (:func:`grey_told`): that grey,
+        divided by the strips' clearing grey, sets the paper's level in the same units
+        (:func:`grey_white`), and the pawn is compared with the reference inks as the frame's
+        light shows them. (Issue 18: before, such a pawn was compared with the kit's nominal
+        inks, and under a pink light two red pawns whose white letter was seen read purple;
+        second renderer's normal development stills, kit_photos seeds 3000-3239.)
 
     Returns
     -------
@@ -92,16 +103,20 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     """
     piece_label = piece if isinstance(piece, str) else piece.label
     inks = refs if refs is not None else nominal_refs()
+    # the paper clips everywhere and the grey beside the pawn does not: it tells the paper's level
+    scaled = piece_label == "clearing" and np.all(np.asarray(look.white) >= SATURATED) and grey_told(look).any()
+    if scaled and refs is None and clipped_refs is not None:
+        inks = clipped_refs
     sure_piece = isinstance(piece, str) or piece.sure
     white = corrected_white(look.white, np.ones(3) if chroma is None else chroma)
     g_max = 0.0
     core = look.ring_bgr if look.ring_core_bgr is None else look.ring_core_bgr
     if piece_label == "clearing" and look.clearing_like():
-        white = grey_white(look, white, inks["clearing"])
+        white = grey_white(look, white, inks["clearing"], scaled)
         # the ring is black: what it shows beyond black may be light added on top (glare)
         g_max = float(np.clip(np.mean(core) - BLACK_LEVEL * np.mean(white), 0.0, None))
     bright: tuple = (1.0,)
-    if g_max > 0 and np.all(np.asarray(look.white) >= SATURATED):
+    if g_max > 0 and np.all(np.asarray(look.white) >= SATURATED) and not scaled:
         # saturated paper hides how bright the light is; the black ring (never saturated) bounds it
         k_max = float(np.min(core / BLACK_FLOOR / np.maximum(white, 1.0)))
         bright = tuple(k for k in BRIGHT_STEPS if k <= max(1.0, k_max))
@@ -174,7 +189,7 @@ def pawn_presence(look: HexLook, scores: dict[str, float]) -> tuple[str, float]:
     return "none", -presence
 
 
-def grey_white(look: HexLook, white: np.ndarray, clearing_ref: np.ndarray) -> np.ndarray:
+def grey_white(look: HexLook, white: np.ndarray, clearing_ref: np.ndarray, scaled: bool = False) -> np.ndarray:
     """The paper white of a clearing in the channels where the paper clips, from the clearing's
     own grey beside the pawn when that says it is dimmer than ``white`` does.
 
@@ -200,16 +215,51 @@ def grey_white(look: HexLook, white: np.ndarray, clearing_ref: np.ndarray) -> np
         The paper white, BGR 0-255 scale (may exceed 255: :func:`corrected_white`).
     clearing_ref : (3,) float
         The clearing grey's white-balanced reference (``refs["clearing"]``), BGR 0-1.
+    scaled : bool
+        The hex's paper clips in every channel and the grey tells (:func:`patrol_reading`):
+        ``white`` is then only the dimmest paper the clipping allows, and with references read
+        against a clipped strip's dimmest paper (:func:`~.scout_pennant_colour.clipped_paper`)
+        the references are in those units too; the grey then sets the level both ways (not only
+        lower) where it tells, and the other channels are scaled by the median of its ratios to
+        ``white`` (at least 1), so they keep the light's colour. (Issue 18, second renderer's
+        development stills, kit_photos seeds 3000-3239: normal patrols 2 -> 0 wrong, stress 105 ->
+        103; own renders unchanged.)
 
     Returns
     -------
     (3,) float64
-        BGR, 0-255 scale, never above ``white`` nor below 255 where changed.
+        BGR, 0-255 scale, never below 255 where changed; never above ``white`` unless ``scaled``.
     """
     white = np.asarray(white, np.float64)
-    if look.gap_bgr is None:
+    told = grey_told(look)
+    if not told.any():
         return white
     gap = np.asarray(look.gap_bgr, np.float64)
-    told = (gap < GREY_TOLD) & (np.asarray(look.white, np.float64) >= SATURATED)
     level = np.maximum(gap / np.maximum(np.asarray(clearing_ref, np.float64), 0.05), 255.0)
+    if scaled:
+        # the paper clips everywhere and the references are read against the dimmest paper the
+        # clipping allows: the grey, read in the same units, tells the paper's level in them both
+        # ways; the channels it does not tell keep the light's colour
+        k = max(1.0, float(np.median(level[told] / white[told])))
+        return np.where(told, level, k * white)
     return np.where(told, np.minimum(white, level), white)
+
+
+def grey_told(look: HexLook) -> np.ndarray:
+    """Where the clearing's grey beside the pawn tells the paper's level (:func:`grey_white`).
+
+    Parameters
+    ----------
+    look : HexLook
+        A clearing's measures.
+
+    Returns
+    -------
+    (3,) bool
+        BGR: the channels where the paper clips (:attr:`HexLook.white` at :data:`SATURATED` or
+        above) and the grey (:attr:`HexLook.gap_bgr`) lies below :data:`GREY_TOLD`; all False
+        without a gap measure.
+    """
+    if look.gap_bgr is None:
+        return np.zeros(3, bool)
+    return (np.asarray(look.gap_bgr, np.float64) < GREY_TOLD) & (np.asarray(look.white, np.float64) >= SATURATED)
