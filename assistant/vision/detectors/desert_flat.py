@@ -50,6 +50,14 @@ DEFAULT_TILE_MM = 62.0
 CARD_MM = (63.0, 88.0)
 #: quarter turns a tile may lie in (rules §1.2: all upright)
 TILE_TURNS = (0,)
+#: the share of a tile picture's side that is compared (:data:`~.flat_art.KEEP` for pieces in
+#: general): about 2 mm of each side of a 62 mm tile is left out (a rounded corner, the photo's
+#: trim, the tile size estimated to within 1 mm a side). Sand markers lie on the middle of a
+#: tile, so its border is what stays in view: left out wider (0.86, 4-5 mm a side), it cost a
+#: tile under sand its best evidence. Chosen on the second renderer's development stills
+#: (seeds 5100-5115, 6100-6115, 7100-7107: faces wrong 24 / 79 / 21 at 0.86; 12 / 58 / 17 at
+#: 0.92-0.94, 12 / 60 / 13 at 0.95, 11 / 61 / 16 at 0.97, 13 / 69 / 15 at 1.0)
+TILE_KEEP = 0.94
 #: a tile's fine score: its picture cut into n x n blocks, the best k counted (sand markers of
 #: up to 40 mm lie on the middle of a 58-66 mm tile: its border blocks stay in view)
 TILE_BLOCKS = (4, 11)
@@ -359,7 +367,7 @@ class DesertFlat:
             # corner) where the rules say (rules §1.2, "Orientation"), and the rectified mat
             # has the grid's north at the top whatever side the camera looks from
             self._banks[size] = ArtBank(self.tile_pictures, (size, size), turns=TILE_TURNS, blocks=TILE_BLOCKS[0],
-                                        blocks_kept=TILE_BLOCKS[1])
+                                        blocks_kept=TILE_BLOCKS[1], keep=TILE_KEEP)
         return self._banks[size]
 
     def region(self, cells: Iterable) -> tuple[float, float, float, float]:
