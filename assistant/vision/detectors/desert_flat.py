@@ -20,6 +20,11 @@ Scores become readings in two ways:
   linear_sum_assignment``); a cell's confidence comes from how much likelier the best table is
   than the best table that reads the cell otherwise (a max-marginal).
 
+Before either, the labels fitted to a cell are told apart in the table's light (the light of
+the frame, from every tile's best fit): the backs where their pictures differ
+(:meth:`DesertFlat.tell_backs`), and every label by how many of the tile's pixels its picture
+explains (:meth:`DesertFlat.tell_labels`), which is what a tile half under sand still shows.
+
 Confidences are the model's probabilities, with the weights of the evidence (``WEIGHTS``,
 ``STORM_WEIGHTS``) fitted by maximum likelihood on renders made with the teaching ranges (:mod:`.synth`), never on the measuring
 pictures (:mod:`~...bench.detect_forbidden_desert`); margins are log-odds (nats) between the
