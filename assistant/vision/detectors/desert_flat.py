@@ -20,6 +20,11 @@ Scores become readings in two ways:
   linear_sum_assignment``); a cell's confidence comes from how much likelier the best table is
   than the best table that reads the cell otherwise (a max-marginal).
 
+Before either, the labels fitted to a cell are told apart in the table's light (the light of
+the frame, from every tile's best fit): the backs where their pictures differ
+(:meth:`DesertFlat.tell_backs`), and every label by how many of the tile's pixels its picture
+explains (:meth:`DesertFlat.tell_labels`), which is what a tile half under sand still shows.
+
 Confidences are the model's probabilities, with the weights of the evidence (``WEIGHTS``,
 ``STORM_WEIGHTS``) fitted by maximum likelihood on renders made with the teaching ranges (:mod:`.synth`), never on the measuring
 pictures (:mod:`~...bench.detect_forbidden_desert`); margins are log-odds (nats) between the
@@ -50,6 +55,14 @@ DEFAULT_TILE_MM = 62.0
 CARD_MM = (63.0, 88.0)
 #: quarter turns a tile may lie in (rules §1.2: all upright)
 TILE_TURNS = (0,)
+#: the share of a tile picture's side that is compared (:data:`~.flat_art.KEEP` for pieces in
+#: general): about 2 mm of each side of a 62 mm tile is left out (a rounded corner, the photo's
+#: trim, the tile size estimated to within 1 mm a side). Sand markers lie on the middle of a
+#: tile, so its border is what stays in view: left out wider (0.86, 4-5 mm a side), it cost a
+#: tile under sand its best evidence. Chosen on the second renderer's development stills
+#: (seeds 5100-5115, 6100-6115, 7100-7107: faces wrong 24 / 79 / 21 at 0.86; 12 / 58 / 17 at
+#: 0.92-0.94, 12 / 60 / 13 at 0.95, 11 / 61 / 16 at 0.97, 13 / 69 / 15 at 1.0)
+TILE_KEEP = 0.94
 #: a tile's fine score: its picture cut into n x n blocks, the best k counted (sand markers of
 #: up to 40 mm lie on the middle of a 58-66 mm tile: its border blocks stay in view)
 TILE_BLOCKS = (4, 11)
@@ -359,7 +372,7 @@ class DesertFlat:
             # corner) where the rules say (rules §1.2, "Orientation"), and the rectified mat
             # has the grid's north at the top whatever side the camera looks from
             self._banks[size] = ArtBank(self.tile_pictures, (size, size), turns=TILE_TURNS, blocks=TILE_BLOCKS[0],
-                                        blocks_kept=TILE_BLOCKS[1])
+                                        blocks_kept=TILE_BLOCKS[1], keep=TILE_KEEP)
         return self._banks[size]
 
     def region(self, cells: Iterable) -> tuple[float, float, float, float]:
@@ -427,7 +440,7 @@ class DesertFlat:
             share = {lab: share.get(lab, 0.0) for lab in fine_scores}
             scores = CellScores(fine_scores, gain, share, top.score, empty[cell])
             out[cell] = replace(scores, fitted=(crop, origin, fits))
-        return self.tell_backs(out)
+        return self.tell_labels(self.tell_backs(out))
 
     def tell_backs(self, scores: dict) -> dict:
         """:meth:`score_cells`'s scores with the tile backs told apart in the table's light.
@@ -493,6 +506,73 @@ class DesertFlat:
             ll = {lab: -float(np.mean(np.minimum(res[lab][use], cap) ** 2)) / (2.0 * sigma * sigma) for lab in backs}
             mean = sum(ll.values()) / len(ll)
             again[cell] = replace(sc, told={lab: BACK_TELL_NATS * (v - mean) for lab, v in ll.items()})
+        return again
+
+    def tell_labels(self, scores: dict) -> dict:
+        """:meth:`score_cells`'s scores with every fitted label weighed by how many of the
+        tile's pixels its picture explains in the table's light.
+
+        The block correlation looks at the drawing's edges, each block normalised on its own; a
+        tile half under a sand marker keeps few whole blocks, and a wrong picture whose edges
+        suit the marker's can outscore the right one. Here each label fitted to a cell
+        (:meth:`explain`) is laid in the table's light (:func:`~.desert_fit.table_light`, as in
+        :meth:`tell_backs`) and each tile pixel that some label explains (residual, largest
+        channel, within ``RESIDUAL_SIGMAS`` of the table's noise sigma for at least one of them)
+        counts for each label as a truncated Gaussian log-likelihood, ``-min(r, c)^2 / (2
+        sigma^2)`` with ``c = TELL_CAP_SIGMAS * sigma``: a pixel off by more than ``c`` costs
+        the same whatever lies there (a marker, a pawn, a picture that does not fit), so the
+        cost counts the pixels a picture leaves unexplained rather than how far off they are.
+        The sum, times ``TELL_NATS_PER_PX`` (the pixels of a crop are far from independent: it
+        is smoothed and resampled from a coarser frame), less its mean over the cell's fitted
+        labels, is added to each one's ``told``: the fitted labels' evidence summed is
+        unchanged and labels not fitted are untouched.
+
+        Parameters
+        ----------
+        scores : dict (r, c) -> CellScores
+            As :meth:`tell_backs` takes and returns them (crops ``(H, W, 3) float32`` BGR at
+            ``desert_fit.PPM`` px/mm).
+
+        Returns
+        -------
+        dict (r, c) -> CellScores
+            A new dict; cells with fewer than two fitted labels, fewer than ``TELL_LEAST_PX``
+            pixels compared, or no table light (fewer tiles than ``desert_fit.LIGHT_CELLS``)
+            as given, and every cell when ``TELL_NATS_PER_PX`` is 0. Raises nothing of its own."""
+        from .desert_fit import RESIDUAL_SIGMAS, largest_channel, table_light
+
+        if not TELL_NATS_PER_PX:
+            return dict(scores)
+        best = {}
+        for cell, sc in scores.items():
+            m = sc.match() if sc.fitted is not None else None
+            if m is not None and m.label in sc.fitted[2]:
+                best[cell] = sc.fitted[2][m.label]
+        lights = table_light(best)
+        again = dict(scores)
+        for cell, sc in scores.items():
+            light = lights.get(cell)
+            if light is None or sc.fitted is None:
+                continue
+            crop, _origin, fits = sc.fitted
+            labels = [lab for lab, f in fits.items() if f.tile.any()]
+            if len(labels) < 2:
+                continue
+            sigma = max(light.noise, 1.0)
+            res = {lab: largest_channel(np.abs(crop - (fits[lab].predicted * light.gain + light.offset)))
+                   for lab in labels}
+            tile = np.logical_and.reduce([fits[lab].tile for lab in labels])
+            covered = np.logical_and.reduce([res[lab] > RESIDUAL_SIGMAS * sigma for lab in labels])
+            use = tile & ~covered
+            if int(use.sum()) < TELL_LEAST_PX:
+                continue
+            cap = TELL_CAP_SIGMAS * sigma
+            ll = {lab: -float(np.sum(np.minimum(res[lab][use], cap) ** 2)) / (2.0 * sigma * sigma) for lab in labels}
+            mean = sum(ll.values()) / len(ll)
+            told = dict(sc.told)
+            for lab, v in ll.items():
+                told[lab] = told.get(lab, 0.0) + TELL_NATS_PER_PX * (v - mean)
+            again[cell] = replace(sc, told=told)
         return again
 
     def explained(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> dict[str, float]:
@@ -574,6 +654,13 @@ class DesertFlat:
 #: nats (chosen on development set-up tables of the second renderer, 24000-24059 and
 #: 24500-24559)
 BACK_APART_SIGMAS, BACK_TELL_NATS = 3.0, 0.5
+#: :meth:`DesertFlat.tell_labels`: a pixel's cost is capped at this many sigmas of the table's
+#: noise; nats per crop pixel (``desert_fit.PPM`` = 1.5 px/mm: about 0.016 nats per mm^2, one
+#: independent look per 8 x 8 mm); fewer pixels compared than this, nothing is told. Chosen on
+#: the second renderer's development stills (5100-5115, 6100-6115, 7100-7107, with TILE_KEEP
+#: 0.94: faces wrong 12 / 58 / 17 without; with a cap of 1 sigma and 0.005 / 0.007 / 0.01 nats
+#: 8 / 59 / 13, 7 / 57 / 14, 6 / 55 / 18; a cap of 1.5 sigmas 11 / 63 / -, 0.75 sigma 9 / 58 / 13)
+TELL_CAP_SIGMAS, TELL_NATS_PER_PX, TELL_LEAST_PX = 1.0, 0.007, 50
 
 
 #: the band around the grid whose colour is the bare mat's (mm outside the play area: from, to)

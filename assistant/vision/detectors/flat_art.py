@@ -13,8 +13,9 @@ a lightly smoothed grey image, each divided by the local mean gradient magnitude
 balance and slow light gradients (a lamp's falloff, a shadow's soft edge) and keeps the
 drawing's shape; the correlation's mean subtraction and normalisation do the rest. Each
 picture is trimmed to its piece (:func:`piece_outline`), its border left out (``KEEP``: the
-centre 86 % of the side, so that a few millimetres of table in a photo, a rounded corner or a
-tile a little larger or smaller than assumed matter little) and matched in its four quarter
+centre 86 % of the side by default, so that a few millimetres of table in a photo, a rounded
+corner or a piece a little larger or smaller than assumed matter little; Forbidden Desert's tiles
+keep 94 %, :data:`~.desert_flat.TILE_KEEP`, as sand lies on their middle) and matched in its four quarter
 turns where the piece may lie any way round.
 
 Matching runs twice: coarsely (``COARSE_PPM`` px per mm) over a search window around each
