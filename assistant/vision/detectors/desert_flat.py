@@ -473,19 +473,10 @@ class DesertFlat:
             cell with at least two fitted backs and pixels where they differ; the others as
             given. With fewer tiles than the table's light needs (``desert_fit.LIGHT_CELLS``: a
             live read of a few cells), the same scores. Raises nothing of its own."""
-        from .desert_fit import RESIDUAL_SIGMAS, largest_channel, table_light
+        from .desert_fit import RESIDUAL_SIGMAS, largest_channel
 
-        best = {}
-        for cell, sc in scores.items():
-            m = sc.match() if sc.fitted is not None else None
-            if m is not None and m.label in sc.fitted[2]:
-                best[cell] = sc.fitted[2][m.label]
-        lights = table_light(best)
         again = dict(scores)
-        for cell, sc in scores.items():
-            light = lights.get(cell)
-            if light is None or sc.fitted is None:
-                continue
+        for cell, sc, light in _lit_cells(scores):
             crop, _origin, fits = sc.fitted
             backs = [lab for lab in BACK_LABELS if lab in fits and fits[lab].tile.any()]
             if len(backs) < 2:
@@ -539,21 +530,12 @@ class DesertFlat:
             A new dict; cells with fewer than two fitted labels, fewer than ``TELL_LEAST_PX``
             pixels compared, or no table light (fewer tiles than ``desert_fit.LIGHT_CELLS``)
             as given, and every cell when ``TELL_NATS_PER_PX`` is 0. Raises nothing of its own."""
-        from .desert_fit import RESIDUAL_SIGMAS, largest_channel, table_light
+        from .desert_fit import RESIDUAL_SIGMAS, largest_channel
 
         if not TELL_NATS_PER_PX:
             return dict(scores)
-        best = {}
-        for cell, sc in scores.items():
-            m = sc.match() if sc.fitted is not None else None
-            if m is not None and m.label in sc.fitted[2]:
-                best[cell] = sc.fitted[2][m.label]
-        lights = table_light(best)
         again = dict(scores)
-        for cell, sc in scores.items():
-            light = lights.get(cell)
-            if light is None or sc.fitted is None:
-                continue
+        for cell, sc, light in _lit_cells(scores):
             crop, _origin, fits = sc.fitted
             labels = [lab for lab, f in fits.items() if f.tile.any()]
             if len(labels) < 2:
@@ -669,6 +651,21 @@ BARE_BAND_MM = (6.0, 18.0)
 #: looked at is the cell's centre, this many mm each way (a tile up to SEARCH_MM off its cell
 #: still covers it)
 BARE_RATIO, BARE_HALF_MM = 0.12, 8.0
+
+
+def _lit_cells(scores: Mapping[object, "CellScores"]) -> list[tuple]:
+    """The cells of ``scores`` with fits and a table light: ``(cell, CellScores, TableLight)``
+    each, the light (:func:`~.desert_fit.table_light`) taken from every cell's best-scoring
+    fitted label; empty when the table has too few tiles for a light."""
+    from .desert_fit import table_light
+
+    best = {}
+    for cell, sc in scores.items():
+        m = sc.match() if sc.fitted is not None else None
+        if m is not None and m.label in sc.fitted[2]:
+            best[cell] = sc.fitted[2][m.label]
+    lights = table_light(best)
+    return [(cell, sc, lights[cell]) for cell, sc in scores.items() if cell in lights and sc.fitted is not None]
 
 
 def bare_share(image: np.ndarray, origin_mm, centre_mm, bare: np.ndarray) -> float:
