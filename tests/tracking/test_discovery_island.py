@@ -538,3 +538,34 @@ def test_a_number_read_at_its_best_shift_is_not_surer_than_the_shifts_together_s
     picked = best_shift(torn)
     assert np.argmax(picked[0]) == 0 and label_confidence(clf, picked, top)[0] > 0.85
     assert placement_confidence(clf, torn, top)[0] < 0.5
+
+
+def test_read_slots_gives_the_confidence_summed_over_the_shifts(model, monkeypatch):
+    """The wiring of the test above: ``read_slots`` reports a number's confidence with the shift
+    summed out (:func:`placement_confidence` of the scores at every shift), not the softmax at
+    the best shift. The shifted scores are replaced by a stack where the read label fits at one
+    shift only, so the two confidences differ by far."""
+    from assistant.vision.classify import label_confidence
+    from assistant.vision.kits import discovery_island_detect as dd
+
+    frame, homography, truth, _name = next(iter(views(720, 1, "normal", size=SIZE, cameras=1)))
+    cells = list(truth)
+    clf = model.of("number")
+    made = {}
+
+    def torn(clf_, frame_, homography_, cells_, kind, *args, every_shift=False, **kwargs):
+        n, labels = len(cells_), len(clf_.labels)
+        stack = np.full((len(dd.SHIFTS_MM), n, labels), clf_.reject_score - 8.0 * clf_.temperature)
+        stack[:, :, 1] = clf_.reject_score + 1.0 * clf_.temperature             # every shift: label 1 a little
+        stack[4, :, 0] = clf_.reject_score + 4.0 * clf_.temperature             # one shift: label 0 by far
+        made["stack"] = stack
+        return stack if every_shift else dd.best_shift(stack)
+
+    monkeypatch.setattr(dd, "shifted_scores", torn)
+    readings = dd.read_slots(model, frame, homography, cells, kinds=("number",))
+    top = np.zeros(len(cells), np.intp)
+    summed = dd.placement_confidence(clf, made["stack"], top)
+    at_best = label_confidence(clf, dd.best_shift(made["stack"]), top)
+    assert all(readings[("number", *cell)].label == clf.labels[0] for cell in cells)
+    assert [readings[("number", *cell)].confidence for cell in cells] == pytest.approx(list(summed))
+    assert float(np.min(at_best)) > 0.9 and float(np.max(summed)) < 0.7          # about 0.94 and 0.62
