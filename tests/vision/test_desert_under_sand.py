@@ -40,14 +40,17 @@ def _faces(seed: int, cells: dict) -> tuple[dict, dict]:
 
 
 @needs_photos
-def test_tiles_under_sand_are_read_from_their_border():
+def test_tiles_under_sand_are_read_from_their_border(monkeypatch):
+    # the border alone (no pixels explained weighed: DesertFlat.tell_labels reads these two
+    # right by itself too) reads both
+    monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.0)
     assert _faces(5114, BORDER_CELLS)[0] == BORDER_CELLS
 
 
 @needs_photos
 def test_leaving_the_border_out_misreads_them(monkeypatch):
-    # the code before (0.86 of the side compared, 4-5 mm of each border left out; no pixels
-    # explained weighed) reads both as other faces: the test above fails with it
+    # the share compared before (0.86 of the side, 4-5 mm of each border left out) reads both as
+    # other faces: the test above fails with it
     monkeypatch.setattr(desert_flat, "TILE_KEEP", 0.86)
     monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.0)
     faces = _faces(5114, BORDER_CELLS)[0]
@@ -64,3 +67,34 @@ def test_without_the_pixels_explained_the_stacks_are_misread(monkeypatch):
     monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.0)
     faces = _faces(5108, PIXEL_CELLS)[0]
     assert all(faces[cell] != label for cell, label in PIXEL_CELLS.items())
+
+
+@needs_photos
+def test_the_pixels_explained_move_only_the_fitted_labels_odds_among_themselves(monkeypatch):
+    """What :meth:`DesertFlat.tell_labels` adds sums to 0 over each cell's fitted labels and leaves
+    every other label's evidence as it was; with too few cells for a table's light (a live read of
+    the changed cells) it adds nothing."""
+    from assistant.bench.detect_desert_unseen import photo_detector
+    from assistant.bench.second_renderer import still
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.registration import detect_markers, make_detector, register
+
+    pic = still(5108, PHOTOS)
+    homography = register(detect_markers(pic.image, make_detector()), mat_layout("forbidden-desert")).homography
+    flat = photo_detector().flat
+    told = flat.score_cells(pic.image, homography)
+    monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.0)
+    plain = flat.score_cells(pic.image, homography)
+    moved = 0
+    for cell, sc in told.items():
+        fitted = set(sc.fitted[2]) if sc.fitted is not None else set()
+        extra = {lab: sc.told.get(lab, 0.0) - plain[cell].told.get(lab, 0.0) for lab in sc.matches}
+        assert sum(extra[lab] for lab in fitted & set(extra)) == pytest.approx(0.0, abs=1e-6)
+        assert all(v == 0.0 for lab, v in extra.items() if lab not in fitted)
+        moved += any(abs(v) > 0.5 for v in extra.values())
+    assert moved >= 10                                    # it does move most tiles of a full table
+    monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.007)
+    few = [(3, 1), (3, 3), (4, 2)]
+    again = flat.score_cells(pic.image, homography, few)
+    monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.0)
+    assert {c: again[c].told for c in few} == {c: flat.score_cells(pic.image, homography, few)[c].told for c in few}

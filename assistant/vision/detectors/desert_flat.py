@@ -28,7 +28,10 @@ explains (:meth:`DesertFlat.tell_labels`), which is what a tile half under sand 
 Confidences are the model's probabilities, with the weights of the evidence (``WEIGHTS``,
 ``STORM_WEIGHTS``) fitted by maximum likelihood on renders made with the teaching ranges (:mod:`.synth`), never on the measuring
 pictures (:mod:`~...bench.detect_forbidden_desert`); margins are log-odds (nats) between the
-reading and its runner-up.
+reading and its runner-up. The weights of the telling apart in the table's light
+(``BACK_TELL_NATS``, ``TELL_NATS_PER_PX``) were chosen by counting wrong readings on the second
+renderer's development stills and tables, not fitted for calibration: they move a cell's labels by
+a few nats (median 4-6 over a cell's labels on development stills) and can make a wrong reading sure.
 """
 
 from __future__ import annotations
@@ -256,8 +259,11 @@ class CellScores:
         The share of the cell's centre that looks like the bare mat around the grid
         (:func:`bare_share`): about 1 on the empty storm cell, about 0 under a tile.
     told : dict label -> float
-        What telling the tile backs apart in the table's light added, nats
-        (:meth:`DesertFlat.tell_backs`; empty when it was not done).
+        What telling the labels apart in the table's light added, nats: the backs where their
+        pictures differ (:meth:`DesertFlat.tell_backs`) plus the pixels each fitted picture
+        explains (:meth:`DesertFlat.tell_labels`); summing to 0 over the cell's fitted labels,
+        empty when neither was done (no table light: a read of fewer than
+        ``desert_fit.LIGHT_CELLS`` cells, as the live loop's reads of the changed cells are).
     fitted : (crop, origin_mm, dict label -> Fit) or None
         The pictures of the labels near the cell's best fitted to the cell
         (:func:`~.desert_fit.fit_picture` on :func:`~.desert_fit.cell_crop`), kept so that what
@@ -641,7 +647,8 @@ BACK_APART_SIGMAS, BACK_TELL_NATS = 3.0, 0.5
 #: independent look per 8 x 8 mm); fewer pixels compared than this, nothing is told. Chosen on
 #: the second renderer's development stills (5100-5115, 6100-6115, 7100-7107, with TILE_KEEP
 #: 0.94: faces wrong 12 / 58 / 17 without; with a cap of 1 sigma and 0.005 / 0.007 / 0.01 nats
-#: 8 / 59 / 13, 7 / 57 / 14, 6 / 55 / 18; a cap of 1.5 sigmas 11 / 63 / -, 0.75 sigma 9 / 58 / 13)
+#: 8 / 59 / 13, 7 / 57 / 14, 6 / 55 / 18; a cap of 1.5 sigmas 11 / 63 / -, 0.75 sigma 9 / 58 / 13);
+#: TELL_LEAST_PX (about 22 mm^2) set by judgement, not tuned
 TELL_CAP_SIGMAS, TELL_NATS_PER_PX, TELL_LEAST_PX = 1.0, 0.007, 50
 
 
