@@ -502,7 +502,10 @@ class DesertFlat:
             cap = RESIDUAL_SIGMAS * sigma
             ll = {lab: -float(np.mean(np.minimum(res[lab][use], cap) ** 2)) / (2.0 * sigma * sigma) for lab in backs}
             mean = sum(ll.values()) / len(ll)
-            again[cell] = replace(sc, told={lab: BACK_TELL_NATS * (v - mean) for lab, v in ll.items()})
+            told = dict(sc.told)
+            for lab, v in ll.items():
+                told[lab] = told.get(lab, 0.0) + BACK_TELL_NATS * (v - mean)
+            again[cell] = replace(sc, told=told)
         return again
 
     def tell_labels(self, scores: dict) -> dict:

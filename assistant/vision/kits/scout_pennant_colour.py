@@ -77,7 +77,8 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     -------
     dict name -> (3,) float64 or None
         Pawn colour names, ``"forest"``, ``"forest:light"``, ``"clearing"``; None when no strip
-        could be read.
+        could be read. With ``clipped`` the values are the inks over the dimmest paper the clipping
+        allows: the true ratios times one unknown common factor of at least 1.
     """
     if homography is None or not layout.references:
         return None
@@ -135,7 +136,14 @@ def clipped_paper(strip: dict) -> np.ndarray | None:
         BGR, at least 255 in every channel; None where the strip does not read as a strip in a
         light that only clips its paper: its 75 % grey clipped in a channel or dim (below 0.6 of
         the bound; glare across the strip, or a cover), or its black not dark (below
-        :data:`BLACK_BELOW` of the bound in at least :data:`BLACK_CHANNELS` channels).
+        :data:`BLACK_BELOW` of the bound in at least :data:`BLACK_CHANNELS` channels), or one of
+        its pawn inks clipped too (the light is past what the strip can tell).
+
+    Raises
+    ------
+    KeyError
+        When ``strip`` lacks its ``grey75``, ``black`` or a pawn colour's patch (every printed
+        Scout Pennant strip holds them all).
     """
     grey = np.asarray(strip["grey75"][0], np.float64)
     if np.any(grey >= SATURATED) or grey.min() <= 0:
