@@ -12,10 +12,10 @@ set-up tables of seeds 900-919; measuring uses the seeds below):
   and sensor, read by the detector taught from those photos; seeds 22000+ normal, 23000+
   stress). Read as the referee's new-game page first reads them (:func:`~..tracking.
   desert_setup.read_setup`: the set-up rules as a prior, before the form names the players)
-  and flagged against the players' adventurers. Reported: tables read exactly (every slot),
-  the same read with the form's players (a read made after the form was sent), the same
-  without the pawns, wrong cells, wrong cells not
-  flagged (silent), flags on cells read right;
+  then taken with the players' adventurers and flagged against them, as the page does once the
+  form is sent. Reported: tables read exactly (every slot) by the first read, the same read
+  with the form's players, the first read without the pawns; and of the table the page shows
+  (with the players): wrong cells, wrong cells not flagged (silent), flags on cells read right;
 - **set-up laid with one mistake** (second renderer, seeds 25000+ normal, 26000+ stress;
   :mod:`.setup_mistakes`: sand moved, missing or doubled, a pawn off the crash site, a tile city
   side up, in turn): how often the mistake's cell is flagged, the price of taking the rules as
@@ -116,11 +116,12 @@ def players_of(truth: dict) -> list[str]:
 
 def measure_setups(det, tables: Iterator[tuple], nats: float = SETUP_PRIOR_NATS) -> dict[str, Any]:
     """Read every table as the referee's new-game page first does (:func:`~..tracking.
-    desert_setup.read_setup`, the rules as a prior of ``nats``, no players yet) and flag it
-    against the players' adventurers (as the page does when asked to start); returns counters
-    (``tables``, ``exact``, ``exact_with_players``: the same read with the form's players,
-    :func:`~..tracking.desert_setup.with_players`, ``exact_no_pawns``, ``wrong_cells``, ``silent``,
-    ``needless``, ``not_found``; for tables laid with a mistake, :mod:`.setup_mistakes`,
+    desert_setup.read_setup`, the rules as a prior of ``nats``, no players yet), then take the
+    form's players into it (:func:`~..tracking.desert_setup.with_players`) and flag it against
+    them, as the page does when asked to start; returns counters (``tables``, ``exact``: the
+    first read, ``exact_with_players``, ``exact_no_pawns``: the first read but its pawns; and of
+    the table the page shows, ``wrong_cells``, ``silent`` (wrong and not flagged),
+    ``needless`` (flagged and right), ``not_found``; for tables laid with a mistake, :mod:`.setup_mistakes`,
     ``caught`` and ``caught <kind>`` / ``laid <kind>``), ``seconds`` per read (wall time) and
     ``cpu_seconds`` per read (the reading thread's CPU time, ``time.thread_time``: the
     one-core figure, unlike wall time not lengthened by other work on a shared machine)."""
@@ -138,20 +139,19 @@ def measure_setups(det, tables: Iterator[tuple], nats: float = SETUP_PRIOR_NATS)
         seconds.append(time.perf_counter() - t0)
         cpu.append(time.thread_time() - c0)
         players = players_of(truth)
-        if nats:
-            # the same read with the form's players (a read made after the form was sent)
-            known = with_players(read.readings, players, nats)
-            out["exact_with_players"] += not wrong_cells(known, truth)
         readings = read.readings
-        flags = {f.cell for f in setup_flags(readings, players)}
+        # the page flags the read with the form's players (a read made after the form was sent)
+        known = with_players(readings, players, nats) if nats else readings
+        out["exact_with_players"] += not wrong_cells(known, truth)
+        flags = {f.cell for f in setup_flags(known, players)}
         if "mistake" in truth:
             kind, cell = truth["mistake"]
             out["caught"] += cell in flags
             out[f"caught {kind}"] += cell in flags
             out[f"laid {kind}"] += 1
-        wrong = wrong_cells(readings, truth)
-        out["exact"] += not wrong
+        out["exact"] += not wrong_cells(readings, truth)
         out["exact_no_pawns"] += not wrong_cells(readings, truth, ("face", "sand", "parts"))
+        wrong = wrong_cells(known, truth)                   # what the page shows
         out["wrong_cells"] += len(wrong)
         out["silent"] += len(wrong - flags)
         out["needless"] += len(flags - wrong)

@@ -345,6 +345,34 @@ def pieces_prior(readings: Mapping[Slot, Reading], players: Sequence[str] | None
     return out
 
 
+def doubt_crash_pawns(readings: Mapping[Slot, Reading], seen: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
+    """``readings`` (with the players' pawns favoured on the crash site, :func:`with_players`,
+    and the blobs' doubts taken, :func:`misplaced_doubts`) with the crash site's pawn reading
+    made unsure when it names a pawn the camera did not read there (``seen``: the readings as
+    the camera made them, before the players' pawns were favoured) while the pawn or part
+    reading of another cell is unsure (a blob there may be a pawn: :func:`misplaced_doubts`
+    doubts a pawn read as a part too).
+
+    Each adventurer has one pawn (rules §1.1): a pawn the players' list puts on the crash site
+    but the camera did not see there may be the one half seen on that other cell, so the
+    referee is asked to look at both (an unsure pawn reading, :data:`SETUP_SURE`). Only the
+    confidence changes (to just under ``SETUP_SURE["pawns"]``, margin 0); the label stays the
+    players' list. Returns a copy; ``readings`` itself when there is no crash site
+    (:func:`_crash_cell`) or it has no pawn reading."""
+    crash = _crash_cell(readings)
+    slot = ("pawns", *crash) if crash is not None else None
+    if slot is None or slot not in readings or slot not in seen:
+        return dict(readings)
+    r = readings[slot]
+    added = colours_of(r.label) - colours_of(seen[slot].label)
+    doubted = any(s[0] in ("pawns", "parts") and tuple(s[1:]) != tuple(crash) and o.confidence < SETUP_SURE[s[0]]
+                  for s, o in readings.items())
+    out = dict(readings)
+    if added and doubted and r.confidence >= SETUP_SURE["pawns"]:
+        out[slot] = Reading(r.label, math.nextafter(SETUP_SURE["pawns"], 0.0), 0.0, r.alternatives)
+    return out
+
+
 #: a tile off the crash site one of whose blobs is at least this likely a piece the set-up puts
 #: nowhere on the board but the crash site (:func:`~..vision.detectors.desert_pieces.
 #: misplaced_share`: a part, a dark marker, a pawn) is flagged whatever its slots read. Each slot
@@ -405,9 +433,10 @@ def misplaced_doubts(readings: Mapping[Slot, Reading], blob_probs: Mapping[tuple
 
 def with_players(readings: Mapping[Slot, Reading], players: Sequence[str],
                  nats: float = SETUP_PRIOR_NATS) -> dict[Slot, Reading]:
-    """Readings :func:`pieces_prior` made without the players, as if made with them: the
+    """Readings :func:`read_setup` made without the players, as if made with them: the
     crash site's pawn reading (:func:`pieces_prior` leaves it as read without players) with
-    exactly the players' pawns favoured. Equal to reading with ``players`` from the start.
+    exactly the players' pawns favoured, and doubted as :func:`doubt_crash_pawns` says. Equal
+    to reading with ``players`` from the start.
 
     Raises
     ------
@@ -418,6 +447,7 @@ def with_players(readings: Mapping[Slot, Reading], players: Sequence[str],
     out = dict(readings)
     if crash is not None and ("pawns", *crash) in out and out.get(("face", *crash), Reading("")).label not in _BARE:
         out[("pawns", *crash)] = with_prior(out[("pawns", *crash)], _pawns_of(players), nats)
+        out = doubt_crash_pawns(out, readings)
     return out
 
 
@@ -500,8 +530,11 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
                 blob_probs = {}
                 readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces, relit,
                                                             blob_probs)}
+        seen = readings
         readings = pieces_prior(readings, players, nats)
     readings = misplaced_doubts(readings, blob_probs)
+    if nats and players is not None:
+        readings = doubt_crash_pawns(readings, seen)
     return SetupReading(readings, setup_flags(readings, players))
 
 

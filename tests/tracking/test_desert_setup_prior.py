@@ -70,6 +70,26 @@ def test_the_pawns_are_expected_on_the_tile_read_as_the_crash_site():
     assert pieces_prior(readings)[("pawns", 0, 0)].label == "red"  # without the players, colours as read
 
 
+def test_a_pawn_only_the_players_list_puts_on_the_crash_site_is_doubted_while_another_cell_may_hold_it():
+    """The players' list adds the yellow pawn the camera did not see on the crash site. Each
+    adventurer has one pawn: while a piece on another cell is unsure (a pawn read as a part), the
+    crash site's pawns are flagged unsure too, for the referee to look at both; with nothing in
+    doubt elsewhere the list's reading stands as sure as the prior made it."""
+    players = ["archeologist", "navigator"]
+    seen = {("face", 0, 0): Reading("crash_site_back"), ("face", 1, 1): Reading("dune_back"),
+            ("pawns", 0, 0): Reading("red", 0.4, 0.2, ("red+yellow",)), ("pawns", 1, 1): Reading("", 0.99),
+            ("parts", 1, 1): Reading("", 0.99)}
+    calm = with_players(seen, players)
+    assert calm[("pawns", 0, 0)].label == "red+yellow" and calm[("pawns", 0, 0)].confidence >= 0.5
+    doubt = with_players({**seen, ("parts", 1, 1): Reading("", 0.1)}, players)
+    assert doubt[("pawns", 0, 0)].label == "red+yellow" and doubt[("pawns", 0, 0)].confidence < 0.5
+    flagged = {f.cell for f in setup_flags(doubt, players)}
+    assert (0, 0) in flagged and (0, 0) not in {f.cell for f in setup_flags(calm, players)}
+    # the camera saw the whole list there: nothing added, nothing doubted
+    both = {**seen, ("pawns", 0, 0): Reading("red+yellow", 0.6, 0.2, ("red",)), ("parts", 1, 1): Reading("", 0.1)}
+    assert with_players(both, players)[("pawns", 0, 0)].confidence >= 0.5
+
+
 def _blob(**probs: float):
     """One blob's class probabilities ``(1, len(CLASSES))``, the rest on ``other``."""
     import numpy as np
@@ -229,7 +249,10 @@ def test_a_pawn_set_beside_the_crash_site_on_a_marker_is_flagged(photo_det):
     fit = register(detect_markers(pic.image, make_detector()), mat_layout("forbidden-desert"))
     read = read_setup(photo_det, pic.image, fit.homography, pic.camera_matrix, players_of(pic.truth))
     assert read.readings[("pawns", 1, 3)].label == ""           # the slot alone misses the pawn
-    assert (1, 3) in {f.cell for f in read.flags if f.kind == "unsure"}
+    unsure = {f.cell for f in read.flags if f.kind == "unsure"}
+    assert (1, 3) in unsure
+    # the crash site (D3) reads the red pawn only because the players' list has it: doubted too
+    assert "red" in read.readings[("pawns", 2, 3)].label and (2, 3) in unsure
 
 
 @needs_photos

@@ -479,7 +479,7 @@ class DesertFlat:
             cell with at least two fitted backs and pixels where they differ; the others as
             given. With fewer tiles than the table's light needs (``desert_fit.LIGHT_CELLS``: a
             live read of a few cells), the same scores. Raises nothing of its own."""
-        from .desert_fit import RESIDUAL_SIGMAS, largest_channel
+        from .desert_fit import RESIDUAL_SIGMAS, bounding_box, largest_channel
 
         again = dict(scores)
         for cell, sc, light in _lit_cells(scores):
@@ -488,9 +488,13 @@ class DesertFlat:
             if len(backs) < 2:
                 continue
             sigma = max(light.noise, 1.0)
-            lit = {lab: fits[lab].predicted * light.gain + light.offset for lab in backs}
-            res = {lab: largest_channel(np.abs(crop - lit[lab])) for lab in backs}
             tile = np.logical_and.reduce([fits[lab].tile for lab in backs])
+            box = bounding_box(tile)
+            if box is None:
+                continue
+            tile, seen = tile[box], crop[box]          # only the pixels every back's tile covers count
+            lit = {lab: fits[lab].predicted[box] * light.gain + light.offset for lab in backs}
+            res = {lab: largest_channel(np.abs(seen - lit[lab])) for lab in backs}
             apart = np.zeros(tile.shape, bool)
             for i, a in enumerate(backs):
                 for b in backs[i + 1:]:
@@ -539,7 +543,7 @@ class DesertFlat:
             A new dict; cells with fewer than two fitted labels, fewer than ``TELL_LEAST_PX``
             pixels compared, or no table light (fewer tiles than ``desert_fit.LIGHT_CELLS``)
             as given, and every cell when ``TELL_NATS_PER_PX`` is 0. Raises nothing of its own."""
-        from .desert_fit import RESIDUAL_SIGMAS, largest_channel
+        from .desert_fit import RESIDUAL_SIGMAS, bounding_box, largest_channel
 
         if not TELL_NATS_PER_PX:
             return dict(scores)
@@ -550,9 +554,13 @@ class DesertFlat:
             if len(labels) < 2:
                 continue
             sigma = max(light.noise, 1.0)
-            res = {lab: largest_channel(np.abs(crop - (fits[lab].predicted * light.gain + light.offset)))
-                   for lab in labels}
             tile = np.logical_and.reduce([fits[lab].tile for lab in labels])
+            box = bounding_box(tile)
+            if box is None:
+                continue
+            tile, seen = tile[box], crop[box]          # only the pixels every label's tile covers count
+            res = {lab: largest_channel(np.abs(seen - (fits[lab].predicted[box] * light.gain + light.offset)))
+                   for lab in labels}
             covered = np.logical_and.reduce([res[lab] > RESIDUAL_SIGMAS * sigma for lab in labels])
             use = tile & ~covered
             if int(use.sum()) < TELL_LEAST_PX:
