@@ -163,3 +163,43 @@ def test_a_cell_s_labels_batched_match_as_one_by_one():
     for label in single:
         assert batched[label].centre_mm == single[label].centre_mm and batched[label].score == single[label].score
     assert max(batched.values(), key=lambda m: m.score).label == "p2"
+
+
+@pytest.mark.parametrize("centre", [(38.0, 38.0), (30.0, 45.0), (5.0, 70.0), (-40.0, 38.0)])
+def test_the_placed_picture_smoothed_around_its_tile_is_the_whole_crop_smoothed(centre):
+    """``fit_picture`` smooths only the tile and the kernel's reach around it (the rest is 0):
+    the same as smoothing the whole crop, for a tile in the middle, off centre, over the crop's
+    edge and wholly outside it."""
+    import cv2
+
+    rng = np.random.default_rng(int(abs(centre[0]) * 10 + centre[1]))
+    picture = rng.integers(0, 256, (90, 90, 3)).astype(np.uint8)
+    shape = (114, 114, 3)
+    for turn in (0, 1):
+        placed, _tile = F.place_picture(picture, 1.5, 62.0, turn, centre, (0.0, 0.0), shape)
+        whole = cv2.GaussianBlur(placed, (0, 0), F.SMOOTH_MM * F.PPM)
+        local = F._smoothed(placed.copy(), centre, (0.0, 0.0), 62.0, F.PPM)
+        assert np.allclose(local, whole, atol=1e-4)
+
+
+def test_the_fit_on_every_second_row_and_column_is_the_fit_on_every_pixel():
+    """``fit_picture`` fits a quarter of the tile's pixels (``FIT_STRIDE``): on a smoothed crop
+    (the picture in another light, noise, a marker over a third of it) gain, offset and noise
+    come out as the fit of every pixel gives them, to a few per cent."""
+    import cv2
+
+    rng = np.random.default_rng(11)
+    for trial in range(10):
+        picture = cv2.GaussianBlur(rng.uniform(0, 255, (90, 90, 3)).astype(np.float32), (0, 0), 3).astype(np.uint8)
+        placed, tile = F.place_picture(picture, 1.5, 62.0, 0, (38.0, 38.0), (0.0, 0.0), (114, 114, 3))
+        gain, offset = rng.uniform(0.6, 1.4, 3).astype(np.float32), rng.uniform(-25, 25, 3).astype(np.float32)
+        crop = placed * gain + offset + rng.normal(0, 3, placed.shape).astype(np.float32)
+        crop[40:80, 30:75] = rng.uniform(0, 255, 3)                 # a marker
+        crop = cv2.GaussianBlur(crop, (0, 0), F.SMOOTH_MM * F.PPM)
+        strided = F.fit_picture(crop, picture, 1.5, 62.0, 0, (38.0, 38.0), (0.0, 0.0))
+        rows = strided.rows
+        full_gain, full_offset, _use, full_noise = F.fit_rows(*rows)
+        assert np.allclose(strided.gain, full_gain, rtol=0.03)
+        assert np.allclose(strided.offset, full_offset, atol=3.0)
+        assert strided.noise == pytest.approx(full_noise, rel=0.1)
+        assert np.allclose(strided.gain, gain, rtol=0.05)           # and both find the light
