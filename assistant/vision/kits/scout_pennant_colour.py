@@ -25,6 +25,9 @@ from ..mats import MatLayout
 from .scout_pennant import CLEARING_GREY, FOREST_DARK, FOREST_LIGHT, PAWN_COLOURS
 
 SATURATED = 250.0            #: a level this high is clipped
+#: a reference patch this bright (0-255) lies on the tone curve's shoulder, which compresses levels
+#: just under clipping: it tells only a lower bound of its ink (:func:`censored_mean`)
+SHOULDER = 235.0
 BLACK_BELOW, BLACK_CHANNELS = 0.6, 2       #: a reference strip's black is dark in at least this many channels
 COLOUR_NOISE, COLOUR_REL = 4.0, 0.07          #: pawn colour noise: 0-255 units + share of the paper's level
 GLARE_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)       #: glare levels tried, as shares of the ring's excess
@@ -34,6 +37,9 @@ FOREST_DARK_SHARE = 0.75
 #: the forest/clearing boundary of a frame lies at this share of the way from the clearing's
 #: green excess to the forest's, and its scale is this share of their distance
 GREEN_AT_SHARE, GREEN_SCALE_SHARE = 0.5, 0.15
+#: :func:`pennant_refs` flags an ink whose patch reached :data:`SHOULDER` in some channel on every
+#: strip under ``name + CLIPPED_SUFFIX``: a (3,) bool, True where the level is only a lower bound
+CLIPPED_SUFFIX = ":clipped"
 
 
 def nominal_refs() -> dict[str, np.ndarray]:
@@ -77,19 +83,43 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     -------
     dict name -> (3,) float64 or None
         Pawn colour names, ``"forest"``, ``"forest:light"``, ``"clearing"``; None when no strip
-        could be read. With ``clipped`` the values are the inks over the dimmest paper the clipping
+        could be read. Since issue 18 an ink whose level is only a lower bound in some channel
+        (:func:`censored_mean`) also has ``name + CLIPPED_SUFFIX`` -> (3,) bool. With ``clipped`` the values are the inks over the dimmest paper the clipping
         allows: the true ratios times one unknown common factor of at least 1.
     """
     if homography is None or not layout.references:
         return None
+    return refs_from_strips(read_strips(frame, homography, layout), clipped)
+
+
+def refs_from_strips(strips: Sequence[dict], clipped: bool = False) -> dict[str, np.ndarray] | None:
+    """The references of :func:`pennant_refs` from strips already read.
+
+    Parameters
+    ----------
+    strips : sequence of dict
+        :func:`~assistant.vision.colour_refs.read_strips` of the frame (name -> (patch, paper)
+        levels, BGR 0-255).
+    clipped : bool
+        As in :func:`pennant_refs`.
+
+    Returns
+    -------
+    dict or None
+        As :func:`pennant_refs`; an ink whose patch reached :data:`SHOULDER` in a channel on
+        every strip read also has ``name + CLIPPED_SUFFIX``, (3,) bool, True where its level is only a lower bound
+        (:func:`censored_mean`).
+    """
     ratios: dict[str, list] = {}
-    for strip in read_strips(frame, homography, layout):
+    levels: dict[str, list] = {}
+    for strip in strips:
         paper = strip_paper(strip)
         if clipped or not np.all(np.isfinite(paper)):
             paper = clipped_paper(strip) if clipped and np.all(np.isnan(paper)) else None
             if paper is not None:
                 for name, (patch, _p) in strip.items():
                     ratios.setdefault(name, []).append(patch / paper)
+                    levels.setdefault(name, []).append(patch)
             continue
         rw, rb = strip["white"][0] / paper, strip["black"][0] / paper
         # a white patch clipped in a channel says nothing of the paper there (the paper's level
@@ -100,13 +130,51 @@ def pennant_refs(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
             continue                                  # covered, or glare across the strip
         for name, (patch, _p) in strip.items():
             ratios.setdefault(name, []).append(patch / paper)
+            levels.setdefault(name, []).append(patch)
     if not ratios:
         return None
     out = nominal_refs()
-    for name in out:
+    for name in list(out):
         if name in ratios:
-            out[name] = np.mean(np.array(ratios[name]), axis=0)
+            out[name], clip = censored_mean(ratios[name], levels[name])
+            if clip.any():
+                out[name + CLIPPED_SUFFIX] = clip
     return out
+
+
+def censored_mean(ratios: list, levels: list) -> tuple[np.ndarray, np.ndarray]:
+    """One reference ink from its strips' patches, where a patch clipped in a channel, or on
+    the tone curve's shoulder just under clipping, tells only a lower bound there.
+
+    A patch at :data:`SHOULDER` or above in a channel shows only that the ink reflects at least
+    ``level / paper`` of the paper's light there (a censored level, as :func:`colour_scores`
+    treats a clipped observation). Per channel the mean is taken over the strips whose patch lies
+    below it; where none does, the largest bound stands, flagged. (Until issue 18 the bound was
+    taken as the ink's level: under a warm lamp on a green table, whose white balance lifts red
+    until the red, orange, yellow and purple patches clip or nearly, each of them read about 0.48
+    of a red paper level twice the green (extrapolated from the greys, :func:`strip_paper`), a
+    yellow pawn's red was predicted far darker than the clipped red it shows, and yellow read
+    orange: second renderer, kit_photos seed 2,051,010. Development stress stills, kit_photos
+    seeds 3000-3239, with the letter sign of :mod:`.scout_pennant_patrol`: patrols wrong 82
+    without the bound, 89 with it at :data:`SATURATED`, 79 at :data:`SHOULDER`.)
+
+    Parameters
+    ----------
+    ratios : list of (3,) float
+        The patch over its paper, BGR, one per strip read.
+    levels : list of (3,) float
+        The patch levels themselves (0-255), in the same order.
+
+    Returns
+    -------
+    (ndarray (3,) float64, ndarray (3,) bool)
+        The white-balanced level, and where it is only a lower bound.
+    """
+    r = np.asarray(ratios, np.float64).reshape(-1, 3)
+    told = np.asarray(levels, np.float64).reshape(-1, 3) < SHOULDER
+    some = told.any(axis=0)
+    mean = np.where(some, np.sum(np.where(told, r, 0.0), axis=0) / np.maximum(told.sum(axis=0), 1), r.max(axis=0))
+    return mean, ~some
 
 
 def clipped_paper(strip: dict) -> np.ndarray | None:
@@ -217,7 +285,7 @@ def green_boundary(refs: dict[str, np.ndarray] | None, default: tuple[float, flo
 
 
 def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndarray, glare_max: float,
-                  bright_steps: Sequence[float] = (1.0,)) -> np.ndarray:
+                  bright_steps: Sequence[float] = (1.0,), at_least: np.ndarray | None = None) -> np.ndarray:
     """Log-likelihood (up to a constant) of an observed BGR for each candidate print, maximised
     over the nuisances.
 
@@ -241,6 +309,10 @@ def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndar
     glare_max : float
         0-255 units.
     bright_steps : sequence of float
+    at_least : (C, 3) bool, optional
+        Where a candidate's level is only a lower bound (a reference patch clipped, or on the
+        tone curve's shoulder, on every strip: :func:`censored_mean`): there the print may reflect anything from it up to paper
+        (``max(rho, 1)``), and the prediction is the observation's nearest level in that range.
 
     Returns
     -------
@@ -251,6 +323,11 @@ def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndar
     w = (np.asarray(bright_steps, np.float64)[:, None] * np.asarray(white, np.float64)[None, :])[None, None]
     span = np.maximum(w - g, 0.0)
     pred = np.minimum(255.0, g + rho * span)                                           # (C, G, K, 3)
+    if at_least is not None:
+        # a censored reference: the ink lies anywhere from its bound up to paper (or the bound)
+        top = np.minimum(255.0, g + np.maximum(rho, 1.0) * span)
+        obs0 = np.asarray(observed, np.float64)
+        pred = np.where(np.asarray(at_least, bool)[:, None, None, :], np.clip(obs0, pred, top), pred)
     sigma = COLOUR_NOISE + COLOUR_REL * np.minimum(span, SIGMA_SPAN_CAP)
     obs = np.asarray(observed, np.float64)
     obs_clip = obs >= SATURATED
