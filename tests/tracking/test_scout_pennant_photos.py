@@ -14,7 +14,7 @@
 
 The photographed tables use development seeds of the kit photographs: 75,001, 3,004, 3,024,
 3,043, 3,067, 3,107 and 3,138 (stress set), 3,071 and 3,100 (normal set), and 2,051,010 (stress
-set of held-out seed 1, read once to measure before issue 18's letter sign, development data
+set of held-out seed 1001, read once to measure before issue 18's letter sign, development data
 since). No other seed of ``assistant bench detect``'s held-out ranges (2,000,001+ and
 2,050,001+) is used, nor ``assistant bench setup``'s (50,000-50,019 and 55,000-55,019)."""
 
