@@ -105,6 +105,9 @@ RING_AT, RING_SCALE = -0.045, 0.03
 COLOUR_CAP = 4.0           #: the colour's log-odds are bounded: a clear shape outvotes a misleading colour
 CAPPED = 0.4                                   #: the margin of a reading capped unsure (< MIN_MARGIN)
 LETTER_MM = 4.0            #: where a pawn's letter is looked for (a 5 mm capital at the pawn's centre)
+#: the letter's body and the pawn's own colour round it (:attr:`HexLook.letter_sign`): radii, mm.
+#: The capital is 5 mm tall (corners within ~3.2 mm); the colour ring stops 1.2 mm inside the pawn's black rim (7.5-9 mm)
+LETTER_BODY_MM, LETTER_AROUND_MM = 2.5, (3.5, 6.3)
 GAP_CLEAR_MM = PAWN_MM / 2 + 1.0   #: the gap's grey is sampled this far from the pawn's centre (rim, shadow out)
 LIFTED_RATIO = 1.85                            #: a lightened forest's white-balanced G / max(B, R) below this: glare
 LIFTED_FOREST = 0.7                            #: a forest's darkest ink below this: light added on top
@@ -158,6 +161,16 @@ class HexLook(NamedTuple):
     gap_bgr : (3,) float64 or None
         Median BGR (0-255) of the gap annulus beyond :data:`GAP_CLEAR_MM` of the pawn's centre
         (a clearing's printed grey in the pawn's light; ``None`` when not measured).
+    letter_sign : float or None
+        The letter's body against the pawn's colour round it: the mean white-balanced level
+        (``bgr / white``) within :data:`LETTER_BODY_MM` of the pawn's centre minus the mean
+        between the radii :data:`LETTER_AROUND_MM`, averaged over the three channels (about
+        +0.2 to +0.35 for a white letter, -0.15 to 0 for a black one, 0 on a bare clearing). A
+        white letter lifts the body, a black one darkens it; a defocus or shake that spreads the
+        letter out keeps its sign (the means are kept), and a glare added alike on both cancels,
+        where the outlier percentiles of :attr:`letter_light` and :attr:`letter_dark` fade into
+        noise (issue 18). ``None`` where the pawn's centre was not found (its rim response at
+        most :data:`PAWN_FOUND`): no evidence.
     """
 
     visible: bool
@@ -178,6 +191,7 @@ class HexLook(NamedTuple):
     pawn: float | None = None
     paper_spread: float = 0.0
     gap_bgr: np.ndarray | None = None
+    letter_sign: float | None = None
 
     def clearing_like(self) -> bool:
         """A dark ring round a light gap (a clearing, whose ring can serve as a black reference)."""
@@ -558,13 +572,19 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
     gap_bgr = np.median(inner[clear if clear.sum() >= 0.25 * gap_m.sum() else gap_m], axis=0).astype(np.float64)
     glyph = inner[rp <= LETTER_MM] / np.maximum(white.astype(np.float32), 1.0)
     g_lo, g_mid, g_hi = np.percentile(glyph, (5, 50, 95), axis=0)
+    wb = inner / np.maximum(white.astype(np.float32), 1.0)
+    around = (rp >= LETTER_AROUND_MM[0]) & (rp <= LETTER_AROUND_MM[1])
+    # only where the pawn's own centre was found: round the ring's centre the letter may lie off
+    # the body and the clearing's grey inside the annulus (development stress stills: red pawns
+    # whose centre was not found read -0.07 to -0.05, their letter plainly white)
+    sign = float(np.mean(wb[rp <= LETTER_BODY_MM]) - np.mean(wb[around])) if pawn_resp > PAWN_FOUND else None
     return HexLook(visible, white, float(np.median(ink[gap_m])), float(np.median(ink[ring_m])),
                    (float(dx), float(dy)), np.median(inner[ring_m], axis=0).astype(np.float64),
                    np.median(inner[rp <= CENTRE_MM], axis=0).astype(np.float64),
                    float(np.percentile(ink[r <= DARK_MM], 97)), even, float(resp[iy, ix]), float(hi - lo),
                    np.percentile(inner[ring_m], 10, axis=0).astype(np.float64), _greenness(inner, white, gap_m),
                    float(np.max(g_hi - g_mid)), float(np.max(g_mid - g_lo)), float(pawn_resp),
-                   float(p_hi - p_lo), gap_bgr)
+                   float(p_hi - p_lo), gap_bgr, sign)
 
 
 def piece_reading(look: HexLook, chroma: np.ndarray | None = None,

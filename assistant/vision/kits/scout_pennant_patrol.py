@@ -5,9 +5,10 @@ this module decides what stands on it (module docstring of :mod:`.scout_pennant_
 "patrol"): the colour's likelihood against the mat's references
 (:func:`~.scout_pennant_colour.colour_scores`), the printed letter (a white one seen counts for
 red, blue and green; since issue 18 no white letter where one would show counts against them,
-deciding between close colours without making the reading surer), and (since issue 18) the
-pawn's presence told by its shape first and its colour second (:func:`pawn_presence`). The
-rules' prior (a patrol only on a clearing) is applied on the whole board
+deciding between close colours without making the reading surer; and whether the letter's
+body is lighter or darker than the pawn's colour round it, :func:`letter_sign_odds`, which
+survives a blur), and (since issue 18) the pawn's presence told by its shape first and its
+colour second (:func:`pawn_presence`). The rules' prior (a patrol only on a clearing) is applied on the whole board
 (:func:`~.scout_pennant_board.patrol_prior`).
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from ...tracking.base import Reading
 from .scout_pennant import PAWN_COLOURS
-from .scout_pennant_colour import colour_scores, nominal_refs
+from .scout_pennant_colour import SHOULDER, colour_scores, nominal_refs
 from .scout_pennant_detect import CAPPED, SATURATED, HexLook, _reading, corrected_white
 
 COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
@@ -52,9 +53,16 @@ PAWN_AT, PAWN_SCALE, PAWN_CAP = 0.04, 0.02, 3.0
 #: the presence decision: a light that clips or tints the middle can make a bare clearing's grey
 #: fit a colour (or a pawn fit the grey) by tens of log-units, the shape cues above cannot
 TINT_CAP = 4.0
-#: the clearing's grey beside the pawn tells a clipped paper's level where it is itself below this
-#: (0-255; a tone curve's shoulder compresses levels just under clipping)
-GREY_TOLD = 235.0
+#: the letter's body against the pawn's colour round it (:attr:`HexLook.letter_sign`), log-odds
+#: of a white letter over a black one: boundary, scale, bound. On the second renderer's
+#: development stress stills (kit_photos seeds 3000-3239, pawns on clearings) red, blue and green
+#: show medians 0.21 / 0.32 / 0.26 (5th percentiles 0.00 / 0.10 / 0.12), yellow, purple and orange
+#: -0.045 / -0.033 / -0.055 (95th percentiles 0.065 / 0.026 / 0.046); normal stills (2,001,001-016)
+#: 0.20 or more and -0.06 or less. On those stress stills (14,640 patrol slots, the sign then
+#: measured round the ring's centre too, and counted in full both ways) boundaries 0.04 / 0.06 /
+#: 0.08 read 80 / 79 / 84 wrong, a scale of 0.03 79, a bound of 5 82. Since issue 18's review a
+#: negative value counts only as a letter's absence (:func:`patrol_reading`)
+LETTER_SIGN_AT, LETTER_SIGN_SCALE, LETTER_SIGN_CAP = 0.06, 0.02, 3.0
 WHITE_LETTERED = frozenset(p.name for p in PAWN_COLOURS if tuple(p.ink) == (255, 255, 255))   #: red, blue, green
 
 
@@ -69,7 +77,13 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     by glare or saturated by a lamp reads unsure rather than as another colour. On a clearing the
     letter adds its evidence (:data:`LETTER_AT`, :data:`LETTER_NONE_AT`); where the absence of a
     white letter changes the reading, or a white letter is seen on a pawn read in a
-    black-lettered colour, it is capped unsure; the absence never raises the margin.
+    black-lettered colour, it is capped unsure; the absence never raises the margin. The letter's
+    body against the colour round it (:func:`letter_sign_odds`) counts the same way: lighter (a
+    white letter) for red, blue and green in full; no lighter (a black letter, or none seen: a
+    hidden letter and a bare clearing measure about 0) against them only as the absence does.
+    A pawn ink known only as a lower bound in a channel
+    (:attr:`~.scout_pennant_colour.PennantRefs.at_least`) fits any level from it up to paper
+    there; the backgrounds' references are taken as they read.
 
     Parameters
     ----------
@@ -125,7 +139,11 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     backs = {"forest": greens, "clearing": [grey], "empty": [paper]}[piece_label] if sure_piece else greens + [grey, paper]
     names = [p.name for p in PAWN_COLOURS]
     refl = np.array([inks[n] for n in names] + backs)
-    ll = colour_scores(look.centre_bgr, refl, white, g_max, bright)
+    # pawn inks whose reference patch clipped: only a lower bound (:class:`~.scout_pennant_colour.PennantRefs`)
+    at_least = getattr(inks, "at_least", {})
+    no_bound = np.zeros(3, bool)
+    bounded = np.array([at_least.get(n, no_bound) for n in names] + [no_bound] * len(backs))
+    ll = colour_scores(look.centre_bgr, refl, white, g_max, bright, bounded if bounded.any() else None)
     # "none" first: on a tie (a middle clipped to white fits every colour) the commoner reading wins
     scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
     tipped = False
@@ -134,11 +152,16 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         # pawn's middle for, its absence (below what a blurred white letter still shows) against
         white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
         no_letter = float(np.clip((LETTER_NONE_AT - look.letter_light) / LETTER_NONE_SCALE, 0.0, LETTER_NONE_CAP))
+        # the letter's body lighter than the pawn's colour round it: a white letter, for; no
+        # lighter (a black letter, but a hidden letter or a bare clearing too): against, as the
+        # absence above
+        lettered = letter_sign_odds(look)
         for name in WHITE_LETTERED:
-            scores[name] += white_letter
+            scores[name] += white_letter + max(lettered, 0.0)
         # a letter's absence decides between close colours but never makes a reading surer (a
         # letter may be hidden after all): a reading it tipped asks
-        unlettered = {n: v - no_letter if n in WHITE_LETTERED else v for n, v in scores.items()}
+        against = no_letter + max(-lettered, 0.0)
+        unlettered = {n: v - against if n in WHITE_LETTERED else v for n, v in scores.items()}
         label, margin = pawn_presence(look, unlettered)
         label0, margin0 = pawn_presence(look, scores)
         # and a white letter seen on a pawn read in a black-lettered colour: they disagree, ask
@@ -152,6 +175,38 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     if look.washed(chroma) or uneven or not sure_piece or tipped:
         margin = min(margin, CAPPED)
     return _reading(label, margin, look)
+
+
+def letter_sign_odds(look: HexLook) -> float:
+    """Log-odds that a pawn's letter is white rather than black, from its body against the
+    pawn's colour round it (:attr:`HexLook.letter_sign`).
+
+    Red, blue and green print a white letter, yellow, purple and orange a black one
+    (:data:`~assistant.vision.kits.scout_pennant.PAWN_COLOURS`): under the stress set's defocus
+    and shake the letter spreads into the colour, lifting red towards orange, darkening yellow
+    towards orange and blue towards purple, and the colour alone cannot tell them, but the
+    letter's body stays lighter (white) or darker (black) than the ring of colour round it.
+    (Issue 18: on the second renderer's fresh stress stills, kit_photos seeds 2,051,001-016, red
+    and yellow read orange and blue purple.)
+
+    Parameters
+    ----------
+    look : HexLook
+        A clearing's measures.
+
+    Returns
+    -------
+    float
+        ``clip((letter_sign - LETTER_SIGN_AT) / LETTER_SIGN_SCALE, -LETTER_SIGN_CAP,
+        LETTER_SIGN_CAP)``; 0 (no evidence) where the sign was not measured (the pawn's centre
+        not found). :func:`patrol_reading` adds a positive value to the white-lettered colours'
+        scores and counts a negative one only as a letter's absence (a body no lighter than the
+        colour round it may be a black letter, a hidden one or none: a bare clearing measures
+        about 0, which this gives in full, ``-LETTER_SIGN_CAP``).
+    """
+    if look.letter_sign is None:
+        return 0.0
+    return float(np.clip((look.letter_sign - LETTER_SIGN_AT) / LETTER_SIGN_SCALE, -LETTER_SIGN_CAP, LETTER_SIGN_CAP))
 
 
 def pawn_presence(look: HexLook, scores: dict[str, float]) -> tuple[str, float]:
@@ -257,9 +312,10 @@ def grey_told(look: HexLook) -> np.ndarray:
     -------
     (3,) bool
         BGR: the channels where the paper clips (:attr:`HexLook.white` at :data:`SATURATED` or
-        above) and the grey (:attr:`HexLook.gap_bgr`) lies below :data:`GREY_TOLD`; all False
+        above) and the grey (:attr:`HexLook.gap_bgr`) lies below
+        :data:`~.scout_pennant_colour.SHOULDER` (the tone curve's shoulder); all False
         without a gap measure.
     """
     if look.gap_bgr is None:
         return np.zeros(3, bool)
-    return (np.asarray(look.gap_bgr, np.float64) < GREY_TOLD) & (np.asarray(look.white, np.float64) >= SATURATED)
+    return (np.asarray(look.gap_bgr, np.float64) < SHOULDER) & (np.asarray(look.white, np.float64) >= SATURATED)
