@@ -355,6 +355,23 @@ def _label_scores(model: CellClassifier, z: np.ndarray) -> np.ndarray:
     return scores
 
 
+def feature_scores(model: CellClassifier, features: np.ndarray) -> np.ndarray:
+    """Label scores of features already extracted, as :func:`classify_batch` scores crops.
+
+    Parameters
+    ----------
+    model : CellClassifier
+    features : (N, D) float
+        :func:`cell_features` of N crops of the model's ``crop_size``.
+
+    Returns
+    -------
+    (N, L) float
+        :attr:`Predictions.scores` (per label, the best of its prototypes' scores).
+    """
+    return _label_scores(model, _whitened(model, np.asarray(features, np.float32)))
+
+
 def _confidence(scores: np.ndarray, top: np.ndarray, temperature: float, reject_score: float) -> np.ndarray:
     """Softmax probability of column ``top`` among the label scores plus the reject score."""
     logits = np.concatenate([scores, np.full((scores.shape[0], 1), reject_score)], 1) / temperature

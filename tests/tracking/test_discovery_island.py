@@ -569,3 +569,51 @@ def test_read_slots_gives_the_confidence_summed_over_the_shifts(model, monkeypat
     assert all(readings[("number", *cell)].label == clf.labels[0] for cell in cells)
     assert [readings[("number", *cell)].confidence for cell in cells] == pytest.approx(list(summed))
     assert float(np.min(at_best)) > 0.9 and float(np.max(summed)) < 0.7          # about 0.94 and 0.62
+
+
+def test_placement_confidence_uses_the_scale_fitted_for_the_summed_statistic():
+    """Since kit/9 a number or mark classifier carries a temperature and reject score fitted for
+    the shift-summed statistic (``manifest["placement"]``, :func:`fit_placement_calibration`);
+    :func:`placement_confidence` reads with them, and with the one-crop ones only for an older
+    model without them. (Until then it always used the one-crop scale, fitted for the softmax
+    of a crop at its true place.)"""
+    from types import SimpleNamespace
+
+    from assistant.vision.kits.discovery_island_detect import placement_confidence, placement_scale
+
+    stack = np.tile(np.array([[-10.0, -12.0, -25.0]]), (9, 1, 1))
+    top = np.array([0])
+    old = SimpleNamespace(temperature=2.0, reject_score=-30.0, manifest={})
+    fitted = SimpleNamespace(temperature=2.0, reject_score=-30.0,
+                             manifest={"placement": {"temperature": 0.5, "reject_score": -30.0}})
+    assert placement_scale(old) == (2.0, -30.0) and placement_scale(fitted) == (0.5, -30.0)
+    assert placement_confidence(old, stack, top)[0] == pytest.approx(1 / (1 + np.exp(-1.0)), abs=1e-3)
+    assert placement_confidence(fitted, stack, top)[0] == pytest.approx(1 / (1 + np.exp(-4.0)), abs=1e-3)
+
+
+def test_fit_placement_calibration_recovers_the_scale_that_made_the_scores():
+    """:func:`fit_placement_calibration` fits the temperature by the likelihood of the true label
+    under the shift-summed statistic: on scores drawn so that the label's posterior summed over
+    nine shifts is right at temperature 1.5 it finds about 1.5 (the one-crop fit knows no
+    shifts), and its reject score is the 5 % quantile of the true label's summed score."""
+    from scipy.special import logsumexp
+
+    from assistant.vision.kits.discovery_island_detect import fit_placement_calibration
+
+    rng = np.random.default_rng(3)
+    n, labels, shifts, t_true = 4000, 4, 9, 1.5
+    # each crop's summed log-likelihoods: true label ahead by a random amount, so the summed
+    # posterior at t_true is calibrated when the label is drawn from it
+    lik = rng.normal(0.0, 2.0, (n, labels))
+    p = np.exp(lik - logsumexp(lik, axis=1, keepdims=True))
+    truth = np.array([rng.choice(labels, p=row) for row in p])
+    # spread each summed likelihood over the shifts: one shift holds it, the others far below
+    stack = np.full((shifts, n, labels), -50.0)
+    where = rng.integers(0, shifts, (n, labels))
+    stack[where, np.arange(n)[:, None], np.arange(labels)[None, :]] = t_true * (lik + np.log(shifts))
+    t, reject = fit_placement_calibration(stack, truth)
+    assert t == pytest.approx(t_true, rel=0.15)
+    summed = t * (logsumexp(stack[:, np.arange(n), truth] / t, axis=0) - np.log(shifts))
+    assert reject == pytest.approx(float(np.quantile(summed, 0.05)))
+    with pytest.raises(ValueError, match="need"):
+        fit_placement_calibration(np.zeros((0, 3, 4)), np.zeros(3, int))

@@ -599,3 +599,13 @@ def test_uncertain_and_unknown_crops_get_low_confidence(tiles, storm):
     # known limitation, reported not asserted: without an "empty" class a bare cell is the mirage
     bare = classify_batch(tiles["model"], np.full((1, S, S, 3), 235, np.uint8))[0]
     print(f"a bare white cell shown to the 27-class tile model: {bare.label} with confidence {bare.confidence:.2f}")
+
+
+def test_feature_scores_are_the_scores_of_the_crops(synth_model):
+    """``feature_scores`` scores features already extracted exactly as ``classify_batch`` scores
+    the crops they came from (Discovery Island's teaching scores cached shifted features with it)."""
+    from assistant.vision.classify import feature_scores
+
+    crops, _truth = _synth_views(5, per=2)
+    np.testing.assert_allclose(feature_scores(synth_model, cell_features(crops)),
+                               classify_batch(synth_model, crops).scores, rtol=1e-6, atol=1e-9)

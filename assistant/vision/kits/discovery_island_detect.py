@@ -32,7 +32,10 @@ The number and the mark are small: each is read from the crop, among a few shift
 1.5 mm (:data:`SHIFTS_MM`), that fits a taught design best, so a tile laid off or a homography a
 millimetre off does not move the print out of the taught place (:func:`shifted_scores`); its
 confidence sums the label's probability over the shifts (:func:`placement_confidence`), since
-the shift is not known, rather than taking it at the shift picked for fitting best.
+the shift is not known, rather than taking it at the shift picked for fitting best; its
+temperature and reject score are fitted for that summed statistic on the teaching calibration
+views read at every shift (:func:`fit_placement_calibration`, since kit/9), not for one crop at
+its true place.
 
 The three slots of a hex are read together (:func:`kit_decode`): the kit prints 48 designs, so
 a hex's tile, number and mark are one of them (or a bare hex), and the design whose three labels
@@ -52,7 +55,8 @@ import cv2
 import numpy as np
 
 from ...tracking.base import Reading
-from ..classify import CellClassifier, cell_features, classify_batch, fit_classifier, label_confidence, load, save
+from ..classify import (CellClassifier, cell_features, classify_batch, feature_scores, fit_classifier, label_confidence,
+                        load, save)
 from ..colour_refs import ColourFrame, colour_frame
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
@@ -87,7 +91,9 @@ SHIFTS_MM = tuple((dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)
 #: slot kinds read at :data:`SHIFTS_MM` (the tile's crop is wide enough to hold a tile laid off)
 SHIFTED_KINDS = ("number", "mark")
 #: changes whenever the art, the regions or the teaching change: a cached model of another version is taught again
-MODEL_VERSION = "discovery-island-kit/8"
+#: (kit/9: the number's and mark's manifests add the ``placement`` scale of :func:`placement_confidence`; the
+#: classifiers are kit/8's)
+MODEL_VERSION = "discovery-island-kit/9"
 
 
 #: (min confidence, min margin) of a sure reading per slot kind. The margins separate right from
@@ -267,16 +273,21 @@ def teaching_seeds(seed: int = 0, views: int = TEACH_VIEWS) -> tuple[list[tuple[
     return blocks, first + count
 
 
-def _view_features(seed: int, count: int) -> tuple[dict[str, list[np.ndarray]], list[np.ndarray]]:
+def _view_features(seed: int, count: int, shifted: bool = False) -> tuple[dict[str, list[np.ndarray]], list[np.ndarray]]:
     """Features per slot kind and design index per hex of ``count`` rendered training views of view
     seed ``seed`` (:data:`TEACH_CAMERAS` camera poses), each view as rendered and through
     :data:`WEBCAM_COPIES` random webcam pipelines: per kind a list of ``(hexes, 1988) float32``
     arrays, and a list of ``(hexes,) int`` design indices (``len(all_designs())`` = bare hex), one
-    entry per picture."""
+    entry per picture. With ``shifted``, also per kind of :data:`SHIFTED_KINDS` under the key
+    ``kind + "@shifts"`` a list of ``(S, hexes, 1988) float32`` arrays, the crop read at every
+    shift of :data:`SHIFTS_MM` (in that order), as :func:`read_slots` reads it; the random
+    pipelines draw the same numbers with or without it."""
     from .discovery_island_scene import views
 
     designs = all_designs()
     feats: dict[str, list[np.ndarray]] = {k: [] for k in SLOT_KINDS}
+    if shifted:
+        feats.update({k + "@shifts": [] for k in SHIFTED_KINDS})
     protos = []
     layout = mat_layout(GAME)
     rng = np.random.default_rng([seed, 18])
@@ -285,9 +296,15 @@ def _view_features(seed: int, count: int) -> tuple[dict[str, list[np.ndarray]], 
         proto = np.array([len(designs) if truth[c] is None else designs.index(truth[c]) for c in cells])
         for k in range(1 + WEBCAM_COPIES):
             seen = frame if k == 0 else random_webcam(frame, rng)
-            crops = hex_crops(seen, homography, cells, layout, colour_frame(seen, homography, layout))
+            colour = colour_frame(seen, homography, layout)
+            crops = hex_crops(seen, homography, cells, layout, colour)
             for kind in SLOT_KINDS:
                 feats[kind].append(cell_features(crops[kind]))
+            if shifted:
+                for kind in SHIFTED_KINDS:
+                    feats[kind + "@shifts"].append(np.stack([
+                        cell_features(hex_crops(seen, homography, cells, layout, colour, shift, (kind,))[kind])
+                        for shift in SHIFTS_MM]))
             protos.append(proto)
     return feats, protos
 
@@ -306,7 +323,10 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`). Each design (and the bare hex) is one prototype of
     :func:`~assistant.vision.classify.fit_classifier`, labelled by :func:`~.discovery_island.slot_labels`,
     so the nuisances of light and placement fill the within-prototype covariance. Confidence is
-    calibrated on :data:`CALIBRATION_VIEWS` views of another seed (through the pipelines too).
+    calibrated on :data:`CALIBRATION_VIEWS` views of another seed (through the pipelines too); the
+    number's and the mark's are also read there at every shift of :data:`SHIFTS_MM`, which fits
+    the scale of :func:`placement_confidence` (:func:`fit_placement_calibration`; the manifest's
+    ``placement``).
     About 140 s on one core for the default 160 views (``python -c "from
     assistant.vision.kits.discovery_island_detect import load_or_teach; load_or_teach()"``
     teaches and caches it).
@@ -339,7 +359,7 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
         for kind in SLOT_KINDS:
             feats[kind] += block_feats[kind]
         protos += block_protos
-    cal_feats, cal_protos = _view_features(cal_seed, CALIBRATION_VIEWS)
+    cal_feats, cal_protos = _view_features(cal_seed, CALIBRATION_VIEWS, shifted=True)
     proto, cal_proto = np.concatenate(protos), np.concatenate(cal_protos)
     models = {}
     for i, kind in enumerate(SLOT_KINDS):
@@ -353,6 +373,14 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
                                  "calibration_seed": cal_seed, "webcam_copies": WEBCAM_COPIES,
                                  "sizes": [list(s) for s in TEACH_SIZES]},
                       "training_date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
+        if kind in SHIFTED_KINDS:
+            clf = models[kind]
+            stack = np.concatenate(cal_feats[kind + "@shifts"], axis=1)              # (S, n, D)
+            scores = feature_scores(clf, stack.reshape(-1, stack.shape[-1])).reshape(stack.shape[0], stack.shape[1], -1)
+            truth = np.array([clf.labels.index(l) for l in labels])[cal_proto]
+            temperature, reject = fit_placement_calibration(scores, truth)
+            models[kind] = replace(clf, manifest={**clf.manifest, "placement": {"temperature": temperature,
+                                                                                  "reject_score": reject}})
     return DIModel(**models)
 
 
@@ -611,16 +639,92 @@ def placement_confidence(clf: CellClassifier, stack: np.ndarray, index: np.ndarr
     (N,) float64
         In [0, 1].
     """
+    temperature, reject_score = placement_scale(clf)
+    return _summed_posterior(np.asarray(stack, np.float64), temperature, reject_score)[
+        np.arange(np.asarray(stack).shape[1]), np.asarray(index, np.intp)]
+
+
+def placement_scale(clf: CellClassifier) -> tuple[float, float]:
+    """The (temperature, reject score) of :func:`placement_confidence` for classifier ``clf``.
+
+    Parameters
+    ----------
+    clf : CellClassifier
+        A number or mark classifier.
+
+    Returns
+    -------
+    (temperature, reject_score) : (float, float)
+        In score units: those fitted by :func:`fit_placement_calibration` when teaching (the
+        manifest's ``placement``, models of kit/9 on), else the classifier's one-crop
+        ``temperature`` and ``reject_score`` (:func:`~assistant.vision.classify.fit_classifier`).
+    """
+    manifest = getattr(clf, "manifest", None)
+    fitted = manifest.get("placement") if isinstance(manifest, dict) else None
+    if fitted:
+        return float(fitted["temperature"]), float(fitted["reject_score"])
+    return float(clf.temperature), float(clf.reject_score)
+
+
+def _summed_posterior(stack: np.ndarray, temperature: float, reject_score: float) -> np.ndarray:
+    """(S, N, L) scores -> (N, L) posteriors of the labels with the shift summed out, beside a
+    reject hypothesis of score ``reject_score`` (see :func:`placement_confidence`)."""
     from scipy.special import logsumexp
 
-    z = np.asarray(stack, np.float64) / clf.temperature
+    z = stack / temperature
     lik = logsumexp(z, axis=0) - np.log(z.shape[0])                             # (N, L): log mean over shifts
-    reject = np.full((lik.shape[0], 1), clf.reject_score / clf.temperature)
-    logits = np.concatenate([lik, reject], axis=1)
+    logits = np.concatenate([lik, np.full((lik.shape[0], 1), reject_score / temperature)], axis=1)
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
-    p /= p.sum(axis=1, keepdims=True)
-    return p[np.arange(lik.shape[0]), np.asarray(index, np.intp)]
+    return (p / p.sum(axis=1, keepdims=True))[:, :-1]
+
+
+def fit_placement_calibration(stack: np.ndarray, truth: np.ndarray, reject_quantile: float = 0.05,
+                              min_temperature: float = 1e-3) -> tuple[float, float]:
+    """Fit the temperature and reject score of :func:`placement_confidence` to crops read at
+    every shift, as :func:`~assistant.vision.classify.fit_classifier` fits them for one crop.
+
+    For each temperature ``T`` of a geometric grid (``min_temperature`` to 5 score units, 80
+    steps) the reject score is the ``reject_quantile`` quantile of the true label's summed score
+    in score units, ``T * log(mean over shifts of exp(score / T))``, and the ``T`` that minimises
+    the mean negative log-likelihood of the true label under :func:`placement_confidence` is kept
+    (temperature scaling, Guo et al., "On calibration of modern neural networks", ICML 2017,
+    applied to the statistic that is read, not to the softmax of one crop).
+
+    Parameters
+    ----------
+    stack : (S, N, L) float
+        Label scores of N calibration crops at S shifts (:func:`shifted_scores` with ``every_shift``).
+    truth : (N,) int
+        The true label of each crop (into the classifier's labels).
+    reject_quantile : float in (0, 1)
+    min_temperature : float > 0
+
+    Returns
+    -------
+    (temperature, reject_score) : (float, float)
+        In score units.
+
+    Raises
+    ------
+    ValueError
+        When ``stack`` holds no crop or no shift, or ``truth`` does not match its N.
+    """
+    from scipy.special import logsumexp
+
+    stack = np.asarray(stack, np.float64)
+    truth = np.asarray(truth, np.intp)
+    if stack.ndim != 3 or stack.shape[0] == 0 or stack.shape[1] == 0 or truth.shape != (stack.shape[1],):
+        raise ValueError(f"need (S, N, L) scores with S, N >= 1 and N true labels, got {stack.shape} and {truth.shape}")
+    rows = np.arange(stack.shape[1])
+    best = (np.inf, float(min_temperature), 0.0)
+    for t in np.geomspace(min_temperature, 5.0, 80):
+        summed = t * (logsumexp(stack[:, rows, truth] / t, axis=0) - np.log(stack.shape[0]))
+        reject = float(np.quantile(summed, reject_quantile))
+        nll = -np.log(_summed_posterior(stack, float(t), reject)[rows, truth] + 1e-12).mean()
+        if nll < best[0]:
+            best = (nll, float(t), reject)
+    return best[1], best[2]
 
 
 def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
