@@ -357,8 +357,8 @@ def doubt_crash_pawns(readings: Mapping[Slot, Reading], seen: Mapping[Slot, Read
     but the camera did not see there may be the one half seen on that other cell, so the
     referee is asked to look at both (an unsure pawn reading, :data:`SETUP_SURE`). Only the
     confidence changes (to just under ``SETUP_SURE["pawns"]``, margin 0); the label stays the
-    players' list. Returns a copy; ``readings`` itself when there is no crash site
-    (:func:`_crash_cell`) or it has no pawn reading."""
+    players' list. Returns a copy (unchanged when there is no crash site, :func:`_crash_cell`,
+    or it has no pawn reading). Raises nothing of its own."""
     crash = _crash_cell(readings)
     slot = ("pawns", *crash) if crash is not None else None
     if slot is None or slot not in readings or slot not in seen:
