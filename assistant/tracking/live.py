@@ -14,6 +14,7 @@ so an unresolved change is never forgotten.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
@@ -22,6 +23,14 @@ from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import Reading, Verdict
 from .desert_riders import carry_only, disputed_pawns, seen_present
 from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
+
+#: after a storm card the whole table is read with the faces the engine now expects favoured
+#: by this many nats (:func:`expected_faces`): players slide the tiles as the card says far more
+#: often than not, so a face the camera is unsure of is not taken for a slide gone wrong, while
+#: one it sees clearly otherwise (a tile where the storm should be) still is. Set by
+#: judgement, as the set-up's ``SETUP_PRIOR_NATS`` (3 nats: a reading against it stands from
+#: 95 % sure), and checked on development game videos
+STORM_PRIOR_NATS = 3.0
 
 #: still frames before the gate compares (its default is 3): the pawns are read from their mean,
 #: the first left out (four frames: half the noise of one)
@@ -92,8 +101,10 @@ class LiveDesert:
         frame = self.still.mean() if self.still.count else frame
         self.still.restart()
         cells = set(event.changed) | set(event.unsure) | self.pending
+        prior = None
         if self.tracker.wants_whole_table:
             slots = None                               # after a storm card: read the whole table
+            prior = expected_faces(self.tracker.model.expected(self.tracker.state), STORM_PRIOR_NATS)
         else:
             # a pawn that left a cell may change only the gate's view of the cell behind it (a
             # standing piece leans away from the camera in the rectified board): the pawns of
@@ -101,7 +112,7 @@ class LiveDesert:
             pawns = self._pawns()
             slots = self.tracker.model.slots(cells)
             slots += [("pawns", *key) for key, held in sorted(pawns.items()) if held and key not in cells]
-        readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference)
+        readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference, prior)
         if slots is not None:
             readings = leaving_only(readings, pawns, cells)
         verdict = self.tracker.explain(readings, cells)
@@ -148,6 +159,14 @@ class LiveDesert:
         if chosen is None:
             return verdict
         return tracker.commit(verdict.options[chosen], cells, "the pawns read standing where they are")
+
+
+def expected_faces(expected: Mapping, nats: float) -> dict[tuple, dict[str, float]]:
+    """The faces the engine expects as a prior on a whole-table read
+    (:func:`~..vision.detectors.desert_flat.table_readings`): ``dict (r, c) -> {label: nats}``
+    from ``expected`` (slot -> label, :meth:`~.forbidden_desert.ForbiddenDesertTable.expected`),
+    its ``face`` slots only."""
+    return {tuple(slot[1:]): {label: nats} for slot, label in expected.items() if slot[0] == "face"}
 
 
 def leaving_only(readings: dict, pawns: dict, cells: set) -> dict:

@@ -98,3 +98,30 @@ def test_the_pixels_explained_move_only_the_fitted_labels_odds_among_themselves(
     again = flat.score_cells(pic.image, homography, few)
     monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.0)
     assert {c: again[c].told for c in few} == {c: flat.score_cells(pic.image, homography, few)[c].told for c in few}
+
+
+@needs_photos
+def test_a_whole_table_read_weighs_the_faces_the_engine_expects(monkeypatch):
+    """After a storm card the live loop reads the whole table with the faces the engine expects
+    favoured (``tracking.live.expected_faces``, ``STORM_PRIOR_NATS``): the stacks of still 5108
+    that the camera alone misreads (here without ``tell_labels``) read as the engine holds them,
+    while a bare dune back the engine wrongly expects to be a water back is still read as what
+    the camera clearly sees."""
+    from assistant.bench.detect_desert_unseen import photo_detector
+    from assistant.bench.second_renderer import still
+    from assistant.tracking.live import STORM_PRIOR_NATS, expected_faces
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.registration import detect_markers, make_detector, register
+
+    monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.0)
+    pic = still(5108, PHOTOS)
+    homography = register(detect_markers(pic.image, make_detector()), mat_layout("forbidden-desert")).homography
+    det = photo_detector()
+    truth = {s: v for s, v in pic.truth.items() if s[0] == "face"}
+    bare = next(s for s, v in sorted(truth.items()) if v == "dune_back" and pic.truth[("sand", *s[1:])] == "none")
+    expected = {**truth, bare: "water_back"}
+    plain = det.read(pic.image, homography, pic.camera_matrix)
+    told = det.read(pic.image, homography, pic.camera_matrix, None, None, expected_faces(expected, STORM_PRIOR_NATS))
+    assert all(plain[("face", *c)].label != label for c, label in PIXEL_CELLS.items())
+    assert {c: told[("face", *c)].label for c in PIXEL_CELLS} == PIXEL_CELLS
+    assert told[bare].label == plain[bare].label == "dune_back"

@@ -361,7 +361,8 @@ class FDDetector:
         return crop, origin, desert_fit.fit_picture(crop, pic.image, pic.ppm, self.flat.tile_mm, t.turn, m.centre_mm, origin)
 
     def read(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
-             slots: Iterable[Slot] | None = None, reference: tuple | None = None) -> dict[Slot, Reading]:
+             slots: Iterable[Slot] | None = None, reference: tuple | None = None,
+             prior: Mapping | None = None) -> dict[Slot, Reading]:
         """Read slots off an undistorted frame ``(H, W, 3) uint8`` BGR.
 
         Parameters
@@ -378,10 +379,14 @@ class FDDetector:
             model, :class:`PawnPixels`) pawns are read from what changed since
             (:func:`pawn_changes`, paired across cells by :meth:`_pawns_by_change`), which a
             tile's painting cannot confuse; without it, from the one still.
+        prior : dict (r, c) -> dict label -> float, optional
+            On a whole-table read (``slots`` None), what else is known of the faces, nats added
+            to a label's log-probability (:func:`~.desert_flat.table_readings`); not used on a
+            read of some slots.
         """
         cells = None if slots is None else sorted({s[1:] for s in slots if s != ("card",)})
         with_card = slots is None or ("card",) in set(slots)
-        out, scores = self.read_flat(frame, homography, cells, with_card)
+        out, scores = self.read_flat(frame, homography, cells, with_card, prior if cells is None else None)
         out.update(self.read_pieces(frame, homography, camera_matrix, scores, out))
         if reference is not None and self.pawn_colour is not None:
             keys = [c.key for c in self.layout.cells] if cells is None else cells
