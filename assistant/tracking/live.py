@@ -25,11 +25,12 @@ from .desert_riders import carry_only, disputed_pawns, seen_present
 from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
 
 #: after a storm card the whole table is read with the faces the engine now expects favoured
-#: by this many nats (:func:`expected_faces`): players slide the tiles as the card says far more
-#: often than not, so a face the camera is unsure of is not taken for a slide gone wrong, while
-#: one it sees clearly otherwise (a tile where the storm should be) still is. Set by
-#: judgement, as the set-up's ``SETUP_PRIOR_NATS`` (3 nats: a reading against it stands from
-#: 95 % sure), and checked on development game videos
+#: by this many nats (:func:`expected_faces`, guarded as
+#: :meth:`~..vision.detectors.forbidden_desert.FDDetector.read` says: where the prior overturns
+#: the camera, the camera's reading is kept, unsure at most): players slide the tiles as the card
+#: says far more often than not, so a face the camera is unsure of is not taken for a slide gone
+#: wrong, while one it sees clearly otherwise still is. Set by judgement, as the set-up's
+#: ``SETUP_PRIOR_NATS``, and checked on development game videos
 STORM_PRIOR_NATS = 3.0
 
 #: still frames before the gate compares (its default is 3): the pawns are read from their mean,
@@ -104,7 +105,11 @@ class LiveDesert:
         prior = None
         if self.tracker.wants_whole_table:
             slots = None                               # after a storm card: read the whole table
-            prior = expected_faces(self.tracker.model.expected(self.tracker.state), STORM_PRIOR_NATS)
+            if self.tracker.awaiting is not None:
+                # a card committed: the engine's state is the table after it (while an unsure
+                # card waits to be told apart by its slides, the state is still the table
+                # before it, and the slides must not be weighed against)
+                prior = expected_faces(self.tracker.model.expected(self.tracker.state), STORM_PRIOR_NATS)
         else:
             # a pawn that left a cell may change only the gate's view of the cell behind it (a
             # standing piece leans away from the camera in the rectified board): the pawns of
@@ -112,7 +117,8 @@ class LiveDesert:
             pawns = self._pawns()
             slots = self.tracker.model.slots(cells)
             slots += [("pawns", *key) for key, held in sorted(pawns.items()) if held and key not in cells]
-        readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference, prior)
+        readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference, prior,
+                                      STORM_PRIOR_NATS)
         if slots is not None:
             readings = leaving_only(readings, pawns, cells)
         verdict = self.tracker.explain(readings, cells)

@@ -25,6 +25,7 @@ Nothing here learns the look of the owner's tiles and cards from rendered tables
 from __future__ import annotations
 
 import json
+import math
 from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
@@ -101,6 +102,23 @@ def project_to_crop(points_mm: np.ndarray, homography: np.ndarray, camera_matrix
     pts = np.asarray(points_mm, np.float64) @ r.T + t
     px = (pts @ camera_matrix.T)[:, :2] / pts[:, 2:3]
     return px @ m[:, :2].T + m[:, 2]
+
+
+def guarded_by(camera: Reading, told: Reading, nats: float) -> Reading:
+    """A face reading of the camera alone (``camera``) weighed with the engine's expectation
+    (``told``: the same cell read with the expected faces favoured by ``nats``), as the set-up's
+    rules are weighed (:func:`~...tracking.desert_setup.with_prior`). Where they agree, ``told``.
+    Where they differ, the camera's reading stands when it is surer than the prior alone can
+    overturn (``e^nats / (1 + e^nats)``, 0.953 at 3 nats); else ``told``'s label, believed only
+    as far as the camera left room for it (confidence ``min(told, 1 - camera)``, margin 0, the
+    camera's label as the alternative), so the prior never makes the expected face sure against
+    a camera that was fairly sure of another (on still 5108 an uncapped prior read a sand-covered
+    dune back the engine took for a water back as water back at 0.96-0.98). Raises nothing."""
+    if told.label == camera.label:
+        return told
+    if camera.confidence > 1.0 / (1.0 + math.exp(-nats)):
+        return camera
+    return Reading(told.label, min(told.confidence, 1.0 - camera.confidence), 0.0, (camera.label,))
 
 
 def pawn_crop(frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, cell, size: int = CROP,
@@ -362,7 +380,7 @@ class FDDetector:
 
     def read(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
              slots: Iterable[Slot] | None = None, reference: tuple | None = None,
-             prior: Mapping | None = None) -> dict[Slot, Reading]:
+             prior: Mapping | None = None, prior_nats: float = 3.0) -> dict[Slot, Reading]:
         """Read slots off an undistorted frame ``(H, W, 3) uint8`` BGR.
 
         Parameters
@@ -380,13 +398,22 @@ class FDDetector:
             (:func:`pawn_changes`, paired across cells by :meth:`_pawns_by_change`), which a
             tile's painting cannot confuse; without it, from the one still.
         prior : dict (r, c) -> dict label -> float, optional
-            On a whole-table read (``slots`` None), what else is known of the faces, nats added
-            to a label's log-probability (:func:`~.desert_flat.table_readings`); not used on a
-            read of some slots.
+            On a whole-table read (``slots`` None), what the engine expects of the faces, nats
+            added to a label's log-probability (:func:`~.desert_flat.table_readings`), guarded
+            (:func:`guarded_by`, ``prior_nats`` the prior's strength): it may make a face the
+            camera reads as expected surer, or one it reads otherwise, not surely, the expected
+            face unsure; never the expected face sure against the camera. Not used on a read of
+            some slots.
         """
         cells = None if slots is None else sorted({s[1:] for s in slots if s != ("card",)})
         with_card = slots is None or ("card",) in set(slots)
-        out, scores = self.read_flat(frame, homography, cells, with_card, prior if cells is None else None)
+        out, scores = self.read_flat(frame, homography, cells, with_card)
+        if prior is not None and cells is None:
+            from . import desert_flat
+
+            for key, r in desert_flat.table_readings(scores, prior).items():
+                out[("face", *key)] = guarded_by(out[("face", *key)], Reading(r.label, r.confidence, r.margin,
+                                                                             r.alternatives), prior_nats)
         out.update(self.read_pieces(frame, homography, camera_matrix, scores, out))
         if reference is not None and self.pawn_colour is not None:
             keys = [c.key for c in self.layout.cells] if cells is None else cells
