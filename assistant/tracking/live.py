@@ -117,8 +117,7 @@ class LiveDesert:
             pawns = self._pawns()
             slots = self.tracker.model.slots(cells)
             slots += [("pawns", *key) for key, held in sorted(pawns.items()) if held and key not in cells]
-        readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference, prior,
-                                      STORM_PRIOR_NATS)
+        readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference, prior)
         if slots is not None:
             readings = leaving_only(readings, pawns, cells)
         verdict = self.tracker.explain(readings, cells)

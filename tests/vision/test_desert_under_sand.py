@@ -122,14 +122,13 @@ def test_a_whole_table_read_weighs_the_faces_the_engine_expects_but_never_agains
     truth = {s: v for s, v in pic.truth.items() if s[0] == "face"}
     plain = det.read(pic.image, homography, pic.camera_matrix)
     assert all(plain[("face", *c)].label != label and plain[("face", *c)].sure for c, label in PIXEL_CELLS.items())
-    told = det.read(pic.image, homography, pic.camera_matrix, None, None, expected_faces(truth, STORM_PRIOR_NATS),
-                    STORM_PRIOR_NATS)
+    told = det.read(pic.image, homography, pic.camera_matrix, None, None, expected_faces(truth, STORM_PRIOR_NATS))
     assert not any(told[("face", *c)].sure and told[("face", *c)].label != label for c, label in PIXEL_CELLS.items())
     assert all(told[s].label == v for s, v in truth.items() if plain[s].label == v)
     covered = [s for s, v in sorted(truth.items()) if v == "dune_back" and pic.truth[("sand", *s[1:])] != "none"]
     assert len(covered) >= 5
     for slot in covered:
         wrong = det.read(pic.image, homography, pic.camera_matrix, None, None,
-                         expected_faces({**truth, slot: "water_back"}, STORM_PRIOR_NATS), STORM_PRIOR_NATS)
+                         expected_faces({**truth, slot: "water_back"}, STORM_PRIOR_NATS))
         # a water back read surely only where the camera alone reads one there too
         assert not (wrong[slot].label == "water_back" and wrong[slot].sure) or plain[slot].label == "water_back", slot

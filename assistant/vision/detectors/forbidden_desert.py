@@ -380,7 +380,7 @@ class FDDetector:
 
     def read(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
              slots: Iterable[Slot] | None = None, reference: tuple | None = None,
-             prior: Mapping | None = None, prior_nats: float = 3.0) -> dict[Slot, Reading]:
+             prior: Mapping | None = None) -> dict[Slot, Reading]:
         """Read slots off an undistorted frame ``(H, W, 3) uint8`` BGR.
 
         Parameters
@@ -400,7 +400,7 @@ class FDDetector:
         prior : dict (r, c) -> dict label -> float, optional
             On a whole-table read (``slots`` None), what the engine expects of the faces, nats
             added to a label's log-probability (:func:`~.desert_flat.table_readings`), guarded
-            (:func:`guarded_by`, ``prior_nats`` the prior's strength): it may make a face the
+            (:func:`guarded_by`, each cell by the most nats its prior gives): it may make a face the
             camera reads as expected surer, or one it reads otherwise, not surely, the expected
             face unsure; never the expected face sure against the camera. Not used on a read of
             some slots.
@@ -412,8 +412,9 @@ class FDDetector:
             from . import desert_flat
 
             for key, r in desert_flat.table_readings(scores, prior).items():
-                out[("face", *key)] = guarded_by(out[("face", *key)], Reading(r.label, r.confidence, r.margin,
-                                                                             r.alternatives), prior_nats)
+                told = Reading(r.label, r.confidence, r.margin, r.alternatives)
+                nats = max(prior.get(key, {}).values(), default=0.0)
+                out[("face", *key)] = guarded_by(out[("face", *key)], told, nats)
         out.update(self.read_pieces(frame, homography, camera_matrix, scores, out))
         if reference is not None and self.pawn_colour is not None:
             keys = [c.key for c in self.layout.cells] if cells is None else cells
