@@ -37,6 +37,10 @@ temperature and reject score are fitted for that summed statistic on the teachin
 views read at every shift (:func:`fit_placement_calibration`, since kit/9), not for one crop at
 its true place.
 
+A blur of a millimetre on the mat smears the 11 mm mark and the 13 mm digit: since kit/10 each is
+also taught from blurred copies of its crops (:func:`blurred_crops`, :data:`BLUR_TEACH_MM`), each
+design blurred a prototype of its own, so a blurred crop is compared with the design blurred.
+
 The three slots of a hex are read together (:func:`kit_decode`): the kit prints 48 designs, so
 a hex's tile, number and mark are one of them (or a bare hex), and the design whose three labels
 score best together gives all three; a slot is never surer than its own classifier says.
@@ -92,8 +96,9 @@ SHIFTS_MM = tuple((dx, dy) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5)
 SHIFTED_KINDS = ("number", "mark")
 #: changes whenever the art, the regions or the teaching change: a cached model of another version is taught again
 #: (kit/9: the number's and mark's manifests add the ``placement`` scale of :func:`placement_confidence`; the
-#: classifiers are kit/8's)
-MODEL_VERSION = "discovery-island-kit/9"
+#: classifiers are kit/8's. kit/10: the number and the mark are also taught from blurred copies of their
+#: crops, each design a second prototype, :data:`BLUR_TEACH_MM`)
+MODEL_VERSION = "discovery-island-kit/10"
 
 
 #: (min confidence, min margin) of a sure reading per slot kind. The margins separate right from
@@ -102,6 +107,13 @@ MODEL_VERSION = "discovery-island-kit/9"
 #: above 1.5 (number), 2.4 (mark), 3.7 (tile) in 99 % of cases; the confidence, which falls when
 #: a crop is far from every taught design (a strange light), only vetoes the absurd.
 SURE = {"tile": (0.005, 2.0), "number": (0.005, 1.0), "mark": (0.005, 1.0)}
+#: the discriminant dimensions the margins of :data:`SURE` were set for. A label score is
+#: ``-d^2 / (2k)`` for a squared whitened distance ``d^2`` over the discriminant's ``k`` dimensions
+#: (:func:`~assistant.vision.classify.fit_classifier`), so the same log-likelihood ratio
+#: ``-delta(d^2) / 2`` gives a margin ``k / 48`` times smaller in a classifier of ``k`` dimensions;
+#: :func:`margin_units` puts every margin back into the units of 48 dimensions (every classifier
+#: until kit/9 kept 48; kit/10's number and mark keep 97, a sharp and a blurred prototype per design)
+MARGIN_DIMS = 48
 #: a face whose panel crop's (``REGIONS["panel"]``) 3rd grey percentile is this close to its 97th is washed out by glare:
 #: its number and mark are then not trusted (on the tuning views no tile without glare went above
 #: 0.57, and every glare-washed misread was above 0.65)
@@ -214,6 +226,60 @@ def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[i
     return out
 
 
+def blurred_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]], kind: str,
+                  sigma_mm: np.ndarray, layout: MatLayout | None = None, colour: ColourFrame | None = None) -> np.ndarray:
+    """The ``kind`` crops of ``cells`` as a blurred camera would show them: each cell's square
+    warped twice as wide (the same px per mm), blurred on the camera's levels by a Gaussian of
+    ``sigma_mm[i]`` mat mm (as a lens's defocus or a shake spreads light before the camera's
+    tone curve; the wide square lets what lies round the crop blur into it), then cut to the
+    crop's own square and colour-corrected like every crop. Teaching uses it
+    (:data:`BLUR_TEACH_MM`).
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR, undistorted.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    cells : sequence of (col, row)
+    kind : str
+        A key of :data:`REGIONS`.
+    sigma_mm : (len(cells),) float
+        Blur sigma per cell, mat mm, >= 0 (0 leaves the crop as :func:`hex_crops` warps it).
+    layout : MatLayout, optional
+        The mat (default: :func:`~assistant.vision.mats.mat_layout` of the game).
+    colour : ColourFrame, optional
+        With it, each crop is re-encoded as the mat's references say the print is; without,
+        camera levels.
+
+    Returns
+    -------
+    (len(cells), S, S, 3) uint8
+        ``S`` the crop side in px of :data:`REGIONS`.
+
+    Raises
+    ------
+    KeyError
+        For a kind not in :data:`REGIONS`.
+    ValueError
+        When ``sigma_mm`` does not give one sigma >= 0 per cell.
+    """
+    layout = layout or mat_layout(GAME)
+    (dx, dy), side, size = REGIONS[kind]
+    sigma_mm = np.asarray(sigma_mm, np.float64)
+    if sigma_mm.shape != (len(cells),) or (sigma_mm < 0).any():
+        raise ValueError(f"need one blur sigma >= 0 per cell ({len(cells)}), got {sigma_mm.shape}")
+    out = np.empty((len(cells), size, size, 3), np.uint8)
+    lo = size // 2
+    for i, cell in enumerate(cells):
+        cx, cy = layout.cell(tuple(cell)).center_mm
+        wide = region_crop(frame, homography, (cx + dx, cy + dy), 2 * side, 2 * size).astype(np.float32)
+        if sigma_mm[i] > 0:
+            wide = cv2.GaussianBlur(wide, (0, 0), float(sigma_mm[i] * size / side))
+        out[i] = np.clip(np.round(wide[lo:lo + size, lo:lo + size]), 0, 255).astype(np.uint8)
+    return out if colour is None else colour.corrected(out)
+
+
 # --- teaching --------------------------------------------------------------------------------------
 
 #: views rendered to teach, in blocks of :data:`TEACH_BLOCK_VIEWS` (each block its own seed and its own
@@ -234,6 +300,20 @@ TEACH_SEED = 10_000          #: teaching views use seeds from here on; measuring
 #: weight of the identity in the discriminant's covariance (0.05: tuned on seeds 5-9, see the bench;
 #: with 120 teaching views 0.02, 0.1 and 0.2 were no better on the development stills)
 SHRINKAGE = 0.05
+#: Gaussian blur, sigma in mat mm (uniform), of the blurred copy that teaches each number and mark
+#: crop a second time (:func:`blurred_crops`), drawn per hex and picture. Under the second renderer's
+#: stress set a defocus and shake of up to 1.4 mm on the mat (a blur sigma in px over px per mm;
+#: held out: a disc of radius 1-2.6 px and a shake of 0.8-3 px at 40-120 px per hex) smear the
+#: 11 mm mark and 13 mm digit so much that the one prototype per design, taught mostly on sharper
+#: crops with the blur in its covariance, lay nearer the blank panel (``none``): 29 of 39 misses of
+#: held-out seeds 1001 and 2001 were on the ten stills blurred widest. Each design's blurred copies
+#: are its own prototype (``<design> (blurred)``, the same labels), so a blurred crop is compared with
+#: the design blurred, not with the sharp one. The range, a Gaussian in mat mm on the crop (no disc,
+#: no shake, no px per hex), is not the held-out set's; 0.4-1.4 mm was the one range tried, 0.8-1.4 mm
+#: gave less (README, Discovery Island kit)
+BLUR_TEACH_MM = (0.4, 1.4)
+#: slot kinds taught from blurred copies too (:data:`BLUR_TEACH_MM`)
+BLURRED_KINDS = ("number", "mark")
 #: each teaching view is also seen through this many random webcam pipelines
 #: (:func:`~assistant.vision.render.webcam.random_webcam`, its ranges documented there); 2 was
 #: better than 0, 1 and 3 on the second renderer's tuning stills (seeds 101-116, 201-216)
@@ -273,24 +353,31 @@ def teaching_seeds(seed: int = 0, views: int = TEACH_VIEWS) -> tuple[list[tuple[
     return blocks, first + count
 
 
-def _view_features(seed: int, count: int, shifted: bool = False) -> tuple[dict[str, list[np.ndarray]], list[np.ndarray]]:
+def _view_features(seed: int, count: int, shifted: bool = False,
+                   blurred: bool = False) -> tuple[dict[str, list[np.ndarray]], list[np.ndarray]]:
     """Features per slot kind and design index per hex of ``count`` rendered training views of view
     seed ``seed`` (:data:`TEACH_CAMERAS` camera poses), each view as rendered and through
     :data:`WEBCAM_COPIES` random webcam pipelines: per kind a list of ``(hexes, 1988) float32``
     arrays, and a list of ``(hexes,) int`` design indices (``len(all_designs())`` = bare hex), one
     entry per picture. With ``shifted``, also per kind of :data:`SHIFTED_KINDS` under the key
     ``kind + "@shifts"`` a list of ``(S, hexes, 1988) float32`` arrays, the crop read at every
-    shift of :data:`SHIFTS_MM` (in that order), as :func:`read_slots` reads it; the random
-    pipelines draw the same numbers with or without it."""
+    shift of :data:`SHIFTS_MM` (in that order), as :func:`read_slots` reads it. With ``blurred``,
+    also per kind of :data:`BLURRED_KINDS` under ``kind + "~blurred"`` the features of its
+    :func:`blurred_crops`, a sigma drawn per hex from :data:`BLUR_TEACH_MM` (shared by the kinds);
+    the random pipelines draw the same numbers with or without either (the blur has its own
+    generator)."""
     from .discovery_island_scene import views
 
     designs = all_designs()
     feats: dict[str, list[np.ndarray]] = {k: [] for k in SLOT_KINDS}
     if shifted:
         feats.update({k + "@shifts": [] for k in SHIFTED_KINDS})
+    if blurred:
+        feats.update({k + "~blurred": [] for k in BLURRED_KINDS})
     protos = []
     layout = mat_layout(GAME)
     rng = np.random.default_rng([seed, 18])
+    blur_rng = np.random.default_rng([seed, 18, 1])
     for frame, homography, truth, _name in views(seed, count, "train", size=TEACH_SIZES, cameras=TEACH_CAMERAS, fill=0.85):
         cells = sorted(truth)
         proto = np.array([len(designs) if truth[c] is None else designs.index(truth[c]) for c in cells])
@@ -300,6 +387,11 @@ def _view_features(seed: int, count: int, shifted: bool = False) -> tuple[dict[s
             crops = hex_crops(seen, homography, cells, layout, colour)
             for kind in SLOT_KINDS:
                 feats[kind].append(cell_features(crops[kind]))
+            sigma = blur_rng.uniform(*BLUR_TEACH_MM, size=len(cells))
+            if blurred:
+                for kind in BLURRED_KINDS:
+                    feats[kind + "~blurred"].append(
+                        cell_features(blurred_crops(seen, homography, cells, kind, sigma, layout, colour)))
             if shifted:
                 for kind in SHIFTED_KINDS:
                     feats[kind + "@shifts"].append(np.stack([
@@ -322,12 +414,16 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     and picture, re-encoded by the mat's colour references
     (:meth:`~assistant.vision.colour_refs.ColourFrame.corrected`). Each design (and the bare hex) is one prototype of
     :func:`~assistant.vision.classify.fit_classifier`, labelled by :func:`~.discovery_island.slot_labels`,
-    so the nuisances of light and placement fill the within-prototype covariance. Confidence is
+    so the nuisances of light and placement fill the within-prototype covariance. The number and
+    the mark (:data:`BLURRED_KINDS`) are also taught from a blurred copy of every crop
+    (:func:`blurred_crops`, :data:`BLUR_TEACH_MM`), each design's blurred copies a second prototype
+    of the same label (``<design> (blurred)``), so a label scores its nearer of the sharp and the
+    blurred design. Confidence is
     calibrated on :data:`CALIBRATION_VIEWS` views of another seed (through the pipelines too); the
     number's and the mark's are also read there at every shift of :data:`SHIFTS_MM`, which fits
     the scale of :func:`placement_confidence` (:func:`fit_placement_calibration`; the manifest's
     ``placement``).
-    About 140 s on one core for the default 160 views (``python -c "from
+    About 170 s on one core for the default 160 views (``python -c "from
     assistant.vision.kits.discovery_island_detect import load_or_teach; load_or_teach()"``
     teaches and caches it).
 
@@ -352,11 +448,11 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     designs = all_designs()
     names = designs + ["bare hex"]
     blocks, cal_seed = teaching_seeds(seed, views)
-    feats: dict[str, list[np.ndarray]] = {k: [] for k in SLOT_KINDS}
+    feats: dict[str, list[np.ndarray]] = {k: [] for k in SLOT_KINDS + tuple(k + "~blurred" for k in BLURRED_KINDS)}
     protos: list[np.ndarray] = []
     for block_seed, count in blocks:
-        block_feats, block_protos = _view_features(block_seed, count)
-        for kind in SLOT_KINDS:
+        block_feats, block_protos = _view_features(block_seed, count, blurred=True)
+        for kind in feats:
             feats[kind] += block_feats[kind]
         protos += block_protos
     cal_feats, cal_protos = _view_features(cal_seed, CALIBRATION_VIEWS, shifted=True)
@@ -364,13 +460,19 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     models = {}
     for i, kind in enumerate(SLOT_KINDS):
         labels = [slot_labels(d)[i] for d in designs] + [slot_labels(None)[i]]
+        x, x_proto, x_labels, x_names = np.concatenate(feats[kind]), proto, labels, names
+        if kind in BLURRED_KINDS:               # each design blurred is a prototype of its own, of the same label
+            x = np.concatenate([x, np.concatenate(feats[kind + "~blurred"])])
+            x_proto = np.concatenate([proto, proto + len(names)])
+            x_labels, x_names = labels + labels, names + [n + " (blurred)" for n in names]
         models[kind] = fit_classifier(
-            np.concatenate(feats[kind]), proto, labels, crop_size=REGIONS[kind][2], prototype_names=names,
+            x, x_proto, x_labels, crop_size=REGIONS[kind][2], prototype_names=x_names,
             calibration=(np.concatenate(cal_feats[kind]), cal_proto), shrinkage=SHRINKAGE,
             manifest={"game": GAME, "slot": kind, "kit": MODEL_VERSION, "seed": seed,
                       "source": {"kind": "rendered kit views", "views": views, "calibration_views": CALIBRATION_VIEWS,
                                  "blocks": [{"view_seed": b, "views": n, "cameras": TEACH_CAMERAS} for b, n in blocks],
                                  "calibration_seed": cal_seed, "webcam_copies": WEBCAM_COPIES,
+                                 "blur_mm": list(BLUR_TEACH_MM) if kind in BLURRED_KINDS else None,
                                  "sizes": [list(s) for s in TEACH_SIZES]},
                       "training_date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
         if kind in SHIFTED_KINDS:
@@ -485,7 +587,8 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     dict slot -> SlotReading
         Slots ``(kind, col, row)``; ``second`` is the runner-up label. With all three kinds the
         labels are those of the best design (:func:`kit_decode`) and the margin is the smaller of
-        the design's margin and the slot classifier's own (0 when it preferred another label).
+        the design's margin and the slot classifier's own (0 when it preferred another label);
+        margins are in the units of a 48-dimension discriminant (:func:`margin_units`).
 
     Raises
     ------
@@ -525,6 +628,7 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         margin = np.maximum(own[rows, top] - others.max(axis=1), 0.0)
         if chosen is not None:
             margin = np.minimum(margin, chosen[kind + ":margin"])
+        margin = margin * margin_units(clf)            # in the units SURE's margins were set in
         confidence = placement_confidence(clf, stacks[kind], top) if kind in stacks else label_confidence(clf, own, top)
         conf, min_margin = SURE[kind]
         for i, cell in enumerate(cells):
@@ -539,6 +643,27 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
                     if kind != "tile" and out[(kind, *cell)].washed:
                         out[(kind, *cell)] = replace(out[(kind, *cell)], washed=False)
     return out
+
+
+def margin_units(clf: CellClassifier) -> float:
+    """The factor that puts a margin of ``clf``'s label scores into the units :data:`SURE`'s margins
+    were set in: the classifier's discriminant dimensions over :data:`MARGIN_DIMS`.
+
+    A label score is ``-d^2 / (2k)`` (:func:`~assistant.vision.classify.fit_classifier`, ``k`` the
+    discriminant's dimensions), so a margin times ``k`` is the Gaussian log-likelihood ratio
+    ``-delta(d^2) / 2`` of the two labels, whatever ``k``; divided by :data:`MARGIN_DIMS` it is in
+    the score units of a 48-dimension classifier, as every classifier until kit/9 was (factor 1).
+
+    Parameters
+    ----------
+    clf : CellClassifier
+
+    Returns
+    -------
+    float
+        ``k / MARGIN_DIMS``, > 0.
+    """
+    return float(np.asarray(clf.prototypes).shape[1]) / MARGIN_DIMS
 
 
 def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
