@@ -423,7 +423,8 @@ def teach_model(seed: int = 0, views: int = TEACH_VIEWS) -> DIModel:
     number's and the mark's are also read there at every shift of :data:`SHIFTS_MM`, which fits
     the scale of :func:`placement_confidence` (:func:`fit_placement_calibration`; the manifest's
     ``placement``).
-    About 170 s on one core for the default 160 views (``python -c "from
+    About 250 s on one core of a shared machine for the default 160 views (kit/9 without the blurred
+    copies: about 140 s) (``python -c "from
     assistant.vision.kits.discovery_island_detect import load_or_teach; load_or_teach()"``
     teaches and caches it).
 
