@@ -264,6 +264,9 @@ class CellScores:
         explains (:meth:`DesertFlat.tell_labels`); summing to 0 over the cell's fitted labels,
         empty when neither was done (no table light: a read of fewer than
         ``desert_fit.LIGHT_CELLS`` cells, as the live loop's reads of the changed cells are).
+    clipped : float
+        The share of the cell's centre (:func:`clipped_share`) where the camera clipped: what
+        the rules weigh against the camera's evidence (:func:`table_readings`).
     fitted : (crop, origin_mm, dict label -> Fit) or None
         The pictures of the labels near the cell's best fitted to the cell
         (:func:`~.desert_fit.fit_picture` on :func:`~.desert_fit.cell_crop`), kept so that what
@@ -278,6 +281,7 @@ class CellScores:
     empty: float = 0.0
     fitted: tuple | None = field(default=None, compare=False, repr=False)
     told: dict = field(default_factory=dict)
+    clipped: float = 0.0
 
     @property
     def scores(self) -> dict[str, float]:
@@ -403,6 +407,7 @@ class DesertFlat:
         windows = {c: (*self.layout.cell(c).center_mm, SEARCH_MM) for c in cells}
         bare = self.bare_colour(frame, homography)
         empty = {c: bare_share(fine_img, region[:2], self.layout.cell(c).center_mm, bare) for c in cells}
+        clipped = {c: clipped_share(fine_img, region[:2], self.layout.cell(c).center_mm) for c in cells}
         found = None
         if len(cells) >= 20:
             found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
@@ -433,7 +438,7 @@ class DesertFlat:
             else:
                 fine_scores = bank.fine(fine, colour, region[:2], shortlist)
             if not fine_scores:
-                out[cell] = CellScores({}, {}, {}, 0.0, empty[cell])
+                out[cell] = CellScores({}, {}, {}, 0.0, empty[cell], clipped=clipped[cell])
                 continue
             top = max(fine_scores.values(), key=lambda m: m.score)
             close = sorted(fine_scores.values(), key=lambda m: -m.score)[:CONTRASTED]
@@ -444,7 +449,7 @@ class DesertFlat:
             near = [m for lab, m in fine_scores.items() if before[lab] >= max(before.values()) - EXPLAIN_NATS]
             share, (crop, origin, fits) = self.explain(frame, homography, cell, near)
             share = {lab: share.get(lab, 0.0) for lab in fine_scores}
-            scores = CellScores(fine_scores, gain, share, top.score, empty[cell])
+            scores = CellScores(fine_scores, gain, share, top.score, empty[cell], clipped=clipped[cell])
             out[cell] = replace(scores, fitted=(crop, origin, fits))
         return self.tell_labels(self.tell_backs(out))
 
@@ -700,6 +705,27 @@ def bare_share(image: np.ndarray, origin_mm, centre_mm, bare: np.ndarray) -> flo
     return float((np.abs(np.log(ratio)) < np.log1p(BARE_RATIO)).all(axis=-1).mean())
 
 
+#: a pixel whose largest channel reaches ``CLIP_LEVEL`` grey levels counts as clipped (8-bit
+#: sensors saturate at 255; JPEG ringing spreads that by a few levels); the share is taken over
+#: the ``2 * CLIP_HALF_MM`` square at the cell's centre (most of a 58-66 mm tile)
+CLIP_LEVEL, CLIP_HALF_MM = 250, 28.0
+
+
+def clipped_share(image: np.ndarray, origin_mm, centre_mm) -> float:
+    """The share of pixels, in the ``CLIP_HALF_MM`` square around ``centre_mm`` of a
+    ``FINE_PPM`` rectified image ``(H, W, 3) uint8`` (pixel (0, 0) at ``origin_mm``), whose
+    largest channel reaches ``CLIP_LEVEL``: 0..1 (0 for a square outside the image). Under a
+    lamp's glare a tile's art washes out to the white of the mat: where the camera clipped it
+    cannot tell a tile from the bare mat, nor one tile from another."""
+    cx = (centre_mm[0] - origin_mm[0]) * FINE_PPM
+    cy = (centre_mm[1] - origin_mm[1]) * FINE_PPM
+    r = CLIP_HALF_MM * FINE_PPM
+    patch = image[max(int(cy - r), 0):max(int(cy + r) + 1, 0), max(int(cx - r), 0):max(int(cx + r) + 1, 0)]
+    if patch.size == 0:
+        return 0.0
+    return float((patch.max(axis=-1) >= CLIP_LEVEL).mean())
+
+
 def _softmax(z: Mapping[str, float]) -> dict[str, float]:
     top = max(z.values())
     e = {k: math.exp(v - top) for k, v in z.items()}
@@ -769,8 +795,13 @@ _HUGE = 1e6
 _FORCE = 1e4
 
 
-def _log_probs(scores: CellScores) -> dict[str, float]:
+def _log_probs(scores: CellScores, censored: bool = False) -> dict[str, float]:
+    """A cell's log-probabilities (:func:`cell_logits`); ``censored``: the evidence weighed by
+    the share of the cell the camera did not clip (``1 - scores.clipped``, a tempered
+    likelihood), so that where glare washed a tile out the rules decide."""
     z = cell_logits(scores)
+    if censored:
+        z = {k: (1.0 - scores.clipped) * v for k, v in z.items()}
     top = max(z.values())
     norm = top + math.log(sum(math.exp(v - top) for v in z.values()))
     return {k: v - norm for k, v in z.items()}
@@ -797,6 +828,8 @@ def table_readings(scores: Mapping[object, CellScores],
         What else is known of the table: nats added to a label's log-probability on a cell
         (labels not named get 0), e.g. the set-up rules' "every tile desert side up"
         (:func:`~assistant.tracking.desert_setup.face_prior`). Default: the rules' counts only.
+        With a prior, each cell's evidence is weighed by the share of it the camera did not clip
+        (:func:`_log_probs`): a tile washed out by glare is then what the prior says, unsure.
 
     Returns
     -------
@@ -809,7 +842,10 @@ def table_readings(scores: Mapping[object, CellScores],
     cells = list(scores)
     if sum(s.best >= UNKNOWN_LEVEL for s in scores.values()) < min(LEAST_TILES, len(cells)):
         return {c: FlatReading("unknown", 0.0, 0.0) for c in cells}
-    logp = {c: _log_probs(scores[c]) for c in cells}
+    # with a prior that says where things lie (the set-up; the faces the engine expects after a
+    # storm card) the camera's evidence counts only where it did not clip; without one the rules'
+    # counts cannot place what the camera cannot see, and the evidence is taken whole
+    logp = {c: _log_probs(scores[c], censored=bool(prior)) for c in cells}
     cols = _columns()
 
     floor = {}                                  # per cell: the log-probability of a label not listed
