@@ -837,15 +837,30 @@ def table_readings(scores: Mapping[object, CellScores],
         The face slot's reading per cell. When fewer than ``LEAST_TILES`` cells show any tile
         (no table in view, a blank frame), every cell reads ``unknown`` with confidence 0.
     """
-    from scipy.optimize import linear_sum_assignment
-
     cells = list(scores)
     if sum(s.best >= UNKNOWN_LEVEL for s in scores.values()) < min(LEAST_TILES, len(cells)):
         return {c: FlatReading("unknown", 0.0, 0.0) for c in cells}
+    seen = _joint(scores, prior, censored=False)
+    if not prior or not any(s.clipped > 0.0 for s in scores.values()):
+        return seen
     # with a prior that says where things lie (the set-up; the faces the engine expects after a
-    # storm card) the camera's evidence counts only where it did not clip; without one the rules'
-    # counts cannot place what the camera cannot see, and the evidence is taken whole
-    logp = {c: _log_probs(scores[c], censored=bool(prior)) for c in cells}
+    # storm card) the camera's evidence counts only where it did not clip, and a cell read
+    # otherwise than from the whole evidence is believed only as far as that reading left room;
+    # without a prior the rules' counts cannot place what the camera cannot see (tried on
+    # development stills 5105, 5106: the storm went to a tile when the white mat clipped)
+    ruled = _joint(scores, prior, censored=True)
+    return {c: r if r.label == seen[c].label else replace(r, confidence=min(r.confidence, 1.0 - seen[c].confidence))
+            for c, r in ruled.items()}
+
+
+def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[str, float]] | None,
+           censored: bool) -> dict[object, FlatReading]:
+    """:func:`table_readings`' assignment and max-marginals, each cell's evidence tempered by its
+    clipped share when ``censored`` (:func:`_log_probs`)."""
+    from scipy.optimize import linear_sum_assignment
+
+    cells = list(scores)
+    logp = {c: _log_probs(scores[c], censored) for c in cells}
     cols = _columns()
 
     floor = {}                                  # per cell: the log-probability of a label not listed
