@@ -127,10 +127,12 @@ def test_a_tile_the_camera_clipped_is_what_the_prior_says_and_unsure():
     assert D.table_readings(unwashed, prior) == D._joint(unwashed, prior, censored=False)
 
 
-def test_the_clipped_share_counts_pixels_with_a_saturated_channel():
+def test_the_clipped_share_counts_each_saturated_channel_value():
     image = np.full((200, 200, 3), 120, np.uint8)
     image[:100, :, 2] = 255                                          # the top half: red clipped
     centre = (100 / D.FINE_PPM, 100 / D.FINE_PPM)
+    assert D.clipped_share(image, (0.0, 0.0), centre) == pytest.approx(0.5 / 3, abs=0.02)
+    image[:100] = 255                                                # the top half washed out white
     assert D.clipped_share(image, (0.0, 0.0), centre) == pytest.approx(0.5, abs=0.05)
     assert D.clipped_share(np.full_like(image, 249), (0.0, 0.0), centre) == 0.0
     assert D.clipped_share(image, (0.0, 0.0), (-500.0, -500.0)) == 0.0              # outside the image
