@@ -18,7 +18,10 @@ Scores become readings in two ways:
   faces its back allows (20 dune backs, 3 water backs, 1 crash site). The most likely table is
   an assignment problem over per-cell log-probabilities (``scipy.optimize.
   linear_sum_assignment``); a cell's confidence comes from how much likelier the best table is
-  than the best table that reads the cell otherwise (a max-marginal).
+  than the best table that reads the cell otherwise (a max-marginal). With a prior that places the
+  table (the set-up's rules, the faces the engine expects after a storm card) each cell's
+  evidence is weighed by the share of it the camera did not clip (:func:`clipped_share`): a tile
+  washed out by glare is then what the rules leave for it, unsure.
 
 Before either, the labels fitted to a cell are told apart in the table's light (the light of
 the frame, from every tile's best fit): the backs where their pictures differ
