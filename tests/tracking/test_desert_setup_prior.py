@@ -219,6 +219,25 @@ def test_a_tile_no_picture_fits_is_read_as_the_tile_the_set_up_leaves_for_it_and
 
 
 @needs_photos
+def test_a_tile_washed_out_by_glare_is_not_taken_for_the_storm_cell(photo_det):
+    """Development stress table 24557 (second renderer; a regression test, not evidence): a lamp's
+    glare washes the dune back at E5 out to the mat's white (the camera clipped nearly all of
+    it), so it looked more like the bare storm cell than the storm cell itself and the storm went
+    there. Weighed by what the camera did not clip, the set-up's rules decide: the storm in the
+    centre, E5 a back, flagged for the referee, and the whole table right."""
+    from assistant.bench import desert_setup as bench
+
+    frame, h, k, truth = next(bench.second_openings(24557, 1, "stress"))
+    read = read_setup(photo_det, frame, h, k, bench.players_of(truth))
+    assert read.readings[("face", 2, 2)].label == "storm"
+    assert read.readings[("face", 4, 4)].label == truth[("face", 4, 4)] == "dune_back"
+    assert (4, 4) in {f.cell for f in read.flags}
+    assert not wrong_cells(read.readings, truth)
+    _faces, scores = photo_det.read_flat(frame, h, None, True, None)
+    assert scores[(4, 4)].clipped > 0.8 and scores[(2, 2)].clipped > 0.8     # the white mat clips too
+
+
+@needs_photos
 def test_a_crowd_of_pawns_the_tile_fit_took_for_art_is_found_in_the_table_light(photo_det):
     """Development stress table 24517 (second renderer; a regression test, not evidence): five
     pawns on the crash site broke its fit with a gain too low to count anything as covering it,

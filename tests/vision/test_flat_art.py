@@ -4,6 +4,8 @@ Forbidden Desert table read under the rules' counts (desert_flat) and what lies 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -100,6 +102,40 @@ def test_the_table_has_exactly_one_storm_cell_and_each_tile_once():
     assert labels.count("dune_back") == 20 and labels.count("water_back") == 3 and labels.count("crash_site_back") == 1
     # which four are not dune backs the pictures cannot tell: none of them is sure
     assert all(r.confidence < 0.9 for r in reads.values() if r.label != "storm")
+
+
+def test_a_tile_the_camera_clipped_is_what_the_prior_says_and_unsure():
+    """A dune back washed out by glare looks like the bare storm cell (clipped: its picture fits
+    nowhere, its centre looks like the mat), more so than the storm cell itself half in shadow.
+    With a prior that places the storm (the set-up's), the clipped cell's evidence is weighed by
+    what the camera did not clip and the rules decide, believed only as far as the whole
+    evidence left room; without a prior the evidence is taken whole."""
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    scores = {cell: _scores(0.8, {"dune_back": 0.8, "water_back": 0.5, "crash_site_back": 0.45}) for cell in cells}
+    scores[(2, 2)] = _scores(0.3, {"dune_back": 0.3}, empty=0.3)                 # the storm cell
+    scores[(4, 4)] = replace(_scores(0.1, {"dune_back": 0.1, "gear": 0.11}, empty=1.0), clipped=0.95)
+    prior = {cell: ({"storm": 3.0} if cell == (2, 2) else {"dune_back": 3.0, "water_back": 3.0,
+                                                            "crash_site_back": 3.0}) for cell in cells}
+    assert D.table_readings(scores, None)[(4, 4)].label == "storm"      # no prior: the evidence whole
+    whole = D._joint(scores, prior, censored=False)
+    assert whole[(4, 4)].label == "storm" and whole[(2, 2)].label != "storm"     # even against the prior
+    ruled = D.table_readings(scores, prior)
+    assert ruled[(2, 2)].label == "storm" and ruled[(4, 4)].label in ("dune_back", "water_back", "crash_site_back")
+    assert ruled[(4, 4)].confidence <= 1.0 - whole[(4, 4)].confidence + 1e-12
+    # a clear view: nothing changes
+    unwashed = {cell: replace(s, clipped=0.0) for cell, s in scores.items()}
+    assert D.table_readings(unwashed, prior) == D._joint(unwashed, prior, censored=False)
+
+
+def test_the_clipped_share_counts_each_saturated_channel_value():
+    image = np.full((200, 200, 3), 120, np.uint8)
+    image[:100, :, 2] = 255                                          # the top half: red clipped
+    centre = (100 / D.FINE_PPM, 100 / D.FINE_PPM)
+    assert D.clipped_share(image, (0.0, 0.0), centre) == pytest.approx(0.5 / 3, abs=0.02)
+    image[:100] = 255                                                # the top half washed out white
+    assert D.clipped_share(image, (0.0, 0.0), centre) == pytest.approx(0.5, abs=0.05)
+    assert D.clipped_share(np.full_like(image, 249), (0.0, 0.0), centre) == 0.0
+    assert D.clipped_share(image, (0.0, 0.0), (-500.0, -500.0)) == 0.0              # outside the image
 
 
 def test_a_blank_frame_reads_unknown_everywhere():

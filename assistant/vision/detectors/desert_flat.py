@@ -18,7 +18,10 @@ Scores become readings in two ways:
   faces its back allows (20 dune backs, 3 water backs, 1 crash site). The most likely table is
   an assignment problem over per-cell log-probabilities (``scipy.optimize.
   linear_sum_assignment``); a cell's confidence comes from how much likelier the best table is
-  than the best table that reads the cell otherwise (a max-marginal).
+  than the best table that reads the cell otherwise (a max-marginal). With a prior that places the
+  table (the set-up's rules, the faces the engine expects after a storm card) each cell's
+  evidence is weighed by the share of it the camera did not clip (:func:`clipped_share`): a tile
+  washed out by glare is then what the rules leave for it, unsure.
 
 Before either, the labels fitted to a cell are told apart in the table's light (the light of
 the frame, from every tile's best fit): the backs where their pictures differ
@@ -264,6 +267,9 @@ class CellScores:
         explains (:meth:`DesertFlat.tell_labels`); summing to 0 over the cell's fitted labels,
         empty when neither was done (no table light: a read of fewer than
         ``desert_fit.LIGHT_CELLS`` cells, as the live loop's reads of the changed cells are).
+    clipped : float
+        The share of the cell's centre (:func:`clipped_share`) where the camera clipped: what
+        the rules weigh against the camera's evidence (:func:`table_readings`).
     fitted : (crop, origin_mm, dict label -> Fit) or None
         The pictures of the labels near the cell's best fitted to the cell
         (:func:`~.desert_fit.fit_picture` on :func:`~.desert_fit.cell_crop`), kept so that what
@@ -278,6 +284,7 @@ class CellScores:
     empty: float = 0.0
     fitted: tuple | None = field(default=None, compare=False, repr=False)
     told: dict = field(default_factory=dict)
+    clipped: float = 0.0
 
     @property
     def scores(self) -> dict[str, float]:
@@ -403,6 +410,7 @@ class DesertFlat:
         windows = {c: (*self.layout.cell(c).center_mm, SEARCH_MM) for c in cells}
         bare = self.bare_colour(frame, homography)
         empty = {c: bare_share(fine_img, region[:2], self.layout.cell(c).center_mm, bare) for c in cells}
+        clipped = {c: clipped_share(fine_img, region[:2], self.layout.cell(c).center_mm) for c in cells}
         found = None
         if len(cells) >= 20:
             found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
@@ -433,7 +441,7 @@ class DesertFlat:
             else:
                 fine_scores = bank.fine(fine, colour, region[:2], shortlist)
             if not fine_scores:
-                out[cell] = CellScores({}, {}, {}, 0.0, empty[cell])
+                out[cell] = CellScores({}, {}, {}, 0.0, empty[cell], clipped=clipped[cell])
                 continue
             top = max(fine_scores.values(), key=lambda m: m.score)
             close = sorted(fine_scores.values(), key=lambda m: -m.score)[:CONTRASTED]
@@ -444,7 +452,7 @@ class DesertFlat:
             near = [m for lab, m in fine_scores.items() if before[lab] >= max(before.values()) - EXPLAIN_NATS]
             share, (crop, origin, fits) = self.explain(frame, homography, cell, near)
             share = {lab: share.get(lab, 0.0) for lab in fine_scores}
-            scores = CellScores(fine_scores, gain, share, top.score, empty[cell])
+            scores = CellScores(fine_scores, gain, share, top.score, empty[cell], clipped=clipped[cell])
             out[cell] = replace(scores, fitted=(crop, origin, fits))
         return self.tell_labels(self.tell_backs(out))
 
@@ -700,6 +708,32 @@ def bare_share(image: np.ndarray, origin_mm, centre_mm, bare: np.ndarray) -> flo
     return float((np.abs(np.log(ratio)) < np.log1p(BARE_RATIO)).all(axis=-1).mean())
 
 
+#: a channel value of ``CLIP_LEVEL`` grey levels or more counts as clipped (8-bit sensors
+#: saturate at 255; JPEG ringing spreads that by a few levels); the share is taken over the
+#: ``2 * CLIP_HALF_MM`` square at the cell's centre (most of a 58-66 mm tile). Counted per channel
+#: value, so that a pixel with only its red clipped still counts for what its green and blue show
+#: (on development set-up tables, second renderer 24500-24559 stress, the share of whole pixels
+#: with any channel clipped read as many tables right, 57 of 60, but flagged 275 cells read right
+#: against 231, and on own-art stress renders 900-939 95 against 31)
+CLIP_LEVEL, CLIP_HALF_MM = 250, 28.0
+
+
+def clipped_share(image: np.ndarray, origin_mm, centre_mm) -> float:
+    """The share of channel values, in the ``CLIP_HALF_MM`` square around ``centre_mm`` of a
+    ``FINE_PPM`` rectified image ``(H, W, 3) uint8`` (pixel (0, 0) at ``origin_mm``), that
+    reach ``CLIP_LEVEL``: 0..1 (0 for a square outside the image). Under a lamp's glare a
+    tile's art washes out to the white of the mat: where the camera clipped it cannot tell a
+    tile from the bare mat, nor one tile from another (a clipped value says only "this bright
+    or brighter", a censored observation)."""
+    cx = (centre_mm[0] - origin_mm[0]) * FINE_PPM
+    cy = (centre_mm[1] - origin_mm[1]) * FINE_PPM
+    r = CLIP_HALF_MM * FINE_PPM
+    patch = image[max(int(cy - r), 0):max(int(cy + r) + 1, 0), max(int(cx - r), 0):max(int(cx + r) + 1, 0)]
+    if patch.size == 0:
+        return 0.0
+    return float((patch >= CLIP_LEVEL).mean())
+
+
 def _softmax(z: Mapping[str, float]) -> dict[str, float]:
     top = max(z.values())
     e = {k: math.exp(v - top) for k, v in z.items()}
@@ -769,8 +803,13 @@ _HUGE = 1e6
 _FORCE = 1e4
 
 
-def _log_probs(scores: CellScores) -> dict[str, float]:
+def _log_probs(scores: CellScores, censored: bool = False) -> dict[str, float]:
+    """A cell's log-probabilities (:func:`cell_logits`); ``censored``: the evidence weighed by
+    the share of the cell the camera did not clip (``1 - scores.clipped``, a tempered
+    likelihood), so that where glare washed a tile out the rules decide."""
     z = cell_logits(scores)
+    if censored:
+        z = {k: (1.0 - scores.clipped) * v for k, v in z.items()}
     top = max(z.values())
     norm = top + math.log(sum(math.exp(v - top) for v in z.values()))
     return {k: v - norm for k, v in z.items()}
@@ -797,6 +836,8 @@ def table_readings(scores: Mapping[object, CellScores],
         What else is known of the table: nats added to a label's log-probability on a cell
         (labels not named get 0), e.g. the set-up rules' "every tile desert side up"
         (:func:`~assistant.tracking.desert_setup.face_prior`). Default: the rules' counts only.
+        With a prior, each cell's evidence is weighed by the share of it the camera did not clip
+        (:func:`_log_probs`): a tile washed out by glare is then what the prior says, unsure.
 
     Returns
     -------
@@ -804,12 +845,30 @@ def table_readings(scores: Mapping[object, CellScores],
         The face slot's reading per cell. When fewer than ``LEAST_TILES`` cells show any tile
         (no table in view, a blank frame), every cell reads ``unknown`` with confidence 0.
     """
-    from scipy.optimize import linear_sum_assignment
-
     cells = list(scores)
     if sum(s.best >= UNKNOWN_LEVEL for s in scores.values()) < min(LEAST_TILES, len(cells)):
         return {c: FlatReading("unknown", 0.0, 0.0) for c in cells}
-    logp = {c: _log_probs(scores[c]) for c in cells}
+    seen = _joint(scores, prior, censored=False)
+    if not prior or not any(s.clipped > 0.0 for s in scores.values()):
+        return seen
+    # with a prior that says where things lie (the set-up; the faces the engine expects after a
+    # storm card) the camera's evidence counts only where it did not clip, and a cell read
+    # otherwise than from the whole evidence is believed only as far as that reading left room;
+    # without a prior the rules' counts cannot place what the camera cannot see (tried on
+    # development stills 5105, 5106: the storm went to a tile when the white mat clipped)
+    ruled = _joint(scores, prior, censored=True)
+    return {c: r if r.label == seen[c].label else replace(r, confidence=min(r.confidence, 1.0 - seen[c].confidence))
+            for c, r in ruled.items()}
+
+
+def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[str, float]] | None,
+           censored: bool) -> dict[object, FlatReading]:
+    """:func:`table_readings`' assignment and max-marginals, each cell's evidence tempered by its
+    clipped share when ``censored`` (:func:`_log_probs`)."""
+    from scipy.optimize import linear_sum_assignment
+
+    cells = list(scores)
+    logp = {c: _log_probs(scores[c], censored) for c in cells}
     cols = _columns()
 
     floor = {}                                  # per cell: the log-probability of a label not listed
