@@ -654,10 +654,14 @@ def margin_units(clf: CellClassifier) -> float:
     discriminant's dimensions), so a margin times ``k`` is the Gaussian log-likelihood ratio
     ``-delta(d^2) / 2`` of the two labels, whatever ``k``; divided by :data:`MARGIN_DIMS` it is in
     the score units of a 48-dimension classifier, as every classifier until kit/9 was (factor 1).
+    Only approximately the same evidence: the calibrated temperatures of kit/9 and kit/10 differ
+    by 1.54 (number) and 1.71 (mark), not 97 / 48 = 2.02, so a kit/10 reading is sure on somewhat
+    less evidence than a kit/9 one was (README, Discovery Island kit figures).
 
     Parameters
     ----------
     clf : CellClassifier
+        A taught classifier (its ``prototypes`` array, ``(n, k)`` float, gives ``k``).
 
     Returns
     -------
