@@ -11,9 +11,10 @@
   lighter (a black letter, a hidden one, none) counts only as a letter's absence and never
   makes a reading surer. A pawn ink's reference patch on the tone curve's shoulder is a lower
   bound only.
+- Bare clearings are compared with the board's own bare grey as well as with the strip's.
 
 The photographed tables use development seeds of the kit photographs: 75,001, 3,004, 3,024,
-3,043, 3,067, 3,107 and 3,138 (stress set), 3,071 and 3,100 (normal set), and 2,051,010 (stress
+3,043, 3,067, 3,107, 3,123 and 3,138 (stress set), 3,071 and 3,100 (normal set), and 2,051,010 (stress
 set of held-out seed 1001, read once to measure before issue 18's letter sign, development data
 since). No other seed of ``assistant bench detect``'s held-out ranges (2,000,001+ and
 2,050,001+) is used, nor ``assistant bench setup``'s (50,000-50,019 and 55,000-55,019)."""
@@ -382,3 +383,34 @@ def test_a_yellow_pawn_is_not_read_orange_against_clipped_reference_inks():
     as_bounds = colour_scores(centre, inks, white, glare, at_least=censored)
     assert as_levels[1] > as_levels[0]
     assert as_bounds[0] > as_bounds[1] + 1.0
+
+
+def test_bare_clearings_are_compared_with_the_boards_own_grey():
+    """A yellow light whose webcam clips the paper's green (kit photographs, development seed
+    3,123, stress set): the mat strips' clearing grey, read at the mat's edge, shows blue 1.18 of
+    paper, the board's bare clearings about 0.85, and without the board's own grey 17 bare
+    clearings read yellow, two of them confidently (0.92 and 0.95). Compared with the grey
+    of the board's bare clearings too (:func:`board_grey`), those two read ``none``, no patrol of
+    the still is confidently wrong, and at most the two whose shape looks like a pawn's still
+    read yellow, unsure."""
+    from assistant.vision.kits.scout_pennant_colour import pennant_refs
+    from assistant.vision.kits.scout_pennant_detect import light_chroma, look_at_hex, piece_reading
+    from assistant.vision.kits.scout_pennant_patrol import board_grey, patrol_reading
+
+    image, table, _shot, homography = _pennant_photo(3_123)
+    layout = mat_layout("scout-pennant")
+    cells = {c.key: c for c in layout.cells}
+    looks = {c.key: look_at_hex(image, homography, c) for c in layout.cells}
+    chroma, refs = light_chroma(list(looks.values())), pennant_refs(image, homography, layout)
+    pieces = {k: piece_reading(lk, chroma) for k, lk in looks.items()}
+    grey = board_grey([(looks[k], pieces[k]) for k in sorted(cells)], chroma, refs)
+    assert grey is not None and refs["clearing"][0] - grey[0] > 0.2       # blue: the strips' grey is off
+    for key in ((-3, -1), (4, -4)):
+        assert table[("patrol", *key)] == "none"
+        before = patrol_reading(looks[key], pieces[key], chroma, refs)
+        assert before.label == "yellow" and before.confidence >= 0.9
+        assert patrol_reading(looks[key], pieces[key], chroma, refs, board_grey=grey).label == "none"
+    readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])
+    wrong = {s: r for s, r in readings.items() if r.label != table[s]}
+    assert len(wrong) <= 2 and all(not r.sure for r in wrong.values())
+    assert readings[("patrol", -3, -1)].label == readings[("patrol", 4, -4)].label == "none"
