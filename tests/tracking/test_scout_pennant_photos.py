@@ -12,9 +12,10 @@
   makes a reading surer. A pawn ink's reference patch on the tone curve's shoulder is a lower
   bound only.
 - Bare clearings are compared with the board's own bare grey as well as with the strip's.
+- The pawn colours are ranked with a blur's mixing of letter and rim into the colour allowed for.
 
 The photographed tables use development seeds of the kit photographs: 75,001, 3,004, 3,024,
-3,043, 3,067, 3,107, 3,123 and 3,138 (stress set), 3,071 and 3,100 (normal set), and 2,051,010 (stress
+3,043, 3,057, 3,067, 3,107, 3,123, 3,138 and 3,147 (stress set), 3,071 and 3,100 (normal set), and 2,051,010 (stress
 set of held-out seed 1001, read once to measure before issue 18's letter sign, development data
 since). No other seed of ``assistant bench detect``'s held-out ranges (2,000,001+ and
 2,050,001+) is used, nor ``assistant bench setup``'s (50,000-50,019 and 55,000-55,019)."""
@@ -414,3 +415,23 @@ def test_bare_clearings_are_compared_with_the_boards_own_grey():
     wrong = {s: r for s, r in readings.items() if r.label != table[s]}
     assert len(wrong) <= 2 and all(not r.sure for r in wrong.values())
     assert readings[("patrol", -3, -1)].label == readings[("patrol", 4, -4)].label == "none"
+
+
+def test_a_blur_mixing_letter_and_rim_into_the_colour_keeps_its_hue():
+    """A blue pawn whose white letter and black rim a defocus spread over its middle (kit
+    photographs, development seed 3,057, stress set: white-balanced [0.66, 0.42, 0.31] against
+    the strips' blue [0.84, 0.28, 0.16] and green [0.52, 0.51, 0.15]) fits green better by the
+    plain likelihood, and read green, sure (0.69); mixed with a neutral it is blue's hue
+    (:func:`blurred_scores`). Every patrol of that still and of 3,147 (two yellow pawns read
+    orange before) now reads right."""
+    from assistant.vision.kits.scout_pennant_colour import blurred_scores, colour_scores
+
+    obs, white = np.array([52.0, 68.0, 54.0]), np.array([79.0, 163.0, 177.0])
+    blue_green = np.array([[0.844, 0.284, 0.158], [0.516, 0.511, 0.145]])
+    plain, blurred = colour_scores(obs, blue_green, white, 6.4), blurred_scores(obs, blue_green, white, 6.4)
+    assert plain[1] > plain[0] and blurred[0] > blurred[1]
+    assert np.all(blurred >= plain)
+    for seed in (3_057, 3_147):
+        image, table, _shot, homography = _pennant_photo(seed)
+        readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])
+        assert not {s: (table[s], r.label) for s, r in readings.items() if r.label != table[s]}

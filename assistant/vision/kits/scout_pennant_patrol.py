@@ -8,7 +8,9 @@ red, blue and green; since issue 18 no white letter where one would show counts 
 deciding between close colours without making the reading surer; and whether the letter's
 body is lighter or darker than the pawn's colour round it, :func:`letter_sign_odds`, which
 survives a blur), and (since issue 18) the pawn's presence told by its shape first and its
-colour second (:func:`pawn_presence`). The rules' prior (a patrol only on a clearing) is applied on the whole board
+colour second (:func:`pawn_presence`), the colours ranked with a blur's mixing of letter and rim
+allowed for (:func:`~.scout_pennant_colour.blurred_scores`), and a bare clearing compared with
+the board's own bare grey as well as the mat strip's (:func:`board_grey`). The rules' prior (a patrol only on a clearing) is applied on the whole board
 (:func:`~.scout_pennant_board.patrol_prior`).
 """
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from ...tracking.base import Reading
 from .scout_pennant import PAWN_COLOURS
-from .scout_pennant_colour import SHOULDER, colour_scores, nominal_refs
+from .scout_pennant_colour import SHOULDER, blurred_scores, colour_scores, nominal_refs
 from .scout_pennant_detect import CAPPED, SATURATED, HexLook, _reading, corrected_white
 
 COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
@@ -89,7 +91,11 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     hidden letter and a bare clearing measure about 0) against them only as the absence does.
     A pawn ink known only as a lower bound in a channel
     (:attr:`~.scout_pennant_colour.PennantRefs.at_least`) fits any level from it up to paper
-    there; the backgrounds' references are taken as they read.
+    there; the backgrounds' references are taken as they read. On a clearing the pawn colours
+    are ranked with a blur's mixing of letter and rim into the sampled colour allowed for
+    (:func:`~.scout_pennant_colour.blurred_scores`; issue 18), while whether a pawn stands there
+    is told by the plain likelihood (:func:`pawn_presence`); ``none`` also fits the board's own
+    bare grey where given (``board_grey``), a reading that this tips asking.
 
     Parameters
     ----------
@@ -149,6 +155,13 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     no_bound = np.zeros(3, bool)
     bounded = np.array([at_least.get(n, no_bound) for n in names] + [no_bound] * len(backs))
     ll = colour_scores(look.centre_bgr, refl, white, g_max, bright, bounded if bounded.any() else None)
+    # which colour: the colours ranked with a blur's mixing of letter and rim allowed for
+    # (:func:`blurred_scores`); whether a pawn at all: the plain likelihood (:func:`pawn_presence`)
+    hue = dict(zip(names, ll[:len(names)].tolist()))
+    if piece_label == "clearing":
+        k = len(names)
+        hue = dict(zip(names, blurred_scores(look.centre_bgr, refl[:k], white, g_max, bright,
+                                              bounded[:k] if bounded.any() else None).tolist()))
     # "none" first: on a tie (a middle clipped to white fits every colour) the commoner reading wins
     scores = {"none": float(ll[len(names):].max()), **dict(zip(names, ll[:len(names)].tolist()))}
     # "none" without the board's own bare grey (the last background, where given)
@@ -166,19 +179,21 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         lettered = letter_sign_odds(look)
         for name in WHITE_LETTERED:
             scores[name] += white_letter + max(lettered, 0.0)
+            hue[name] += white_letter + max(lettered, 0.0)
         # a letter's absence decides between close colours but never makes a reading surer (a
         # letter may be hidden after all): a reading it tipped asks
         against = no_letter + max(-lettered, 0.0)
         unlettered = {n: v - against if n in WHITE_LETTERED else v for n, v in scores.items()}
-        label, margin = pawn_presence(look, unlettered)
-        label0, margin0 = pawn_presence(look, scores)
+        hue_unlettered = {n: v - against if n in WHITE_LETTERED else v for n, v in hue.items()}
+        label, margin = pawn_presence(look, unlettered, hue_unlettered)
+        label0, margin0 = pawn_presence(look, scores, hue)
         # and a white letter seen on a pawn read in a black-lettered colour: they disagree, ask
         # (development stress stills: sure wrong 3 -> 2, right but unsure +19 of 2,869; normal: none)
         tipped = label != label0 or (white_letter > 0 and label != "none" and label not in WHITE_LETTERED)
         margin = min(margin, margin0)
         # the board's bare grey decides between a pawn and none where the strip's grey fits
         # neither, but never makes a reading surer: a reading it tipped asks
-        tipped = tipped or pawn_presence(look, {**unlettered, "none": strip_none})[0] != label
+        tipped = tipped or pawn_presence(look, {**unlettered, "none": strip_none}, hue_unlettered)[0] != label
     else:                                    # no pawn stands here (the rules' prior, patrol_prior, decides)
         order = sorted(scores, key=scores.get, reverse=True)
         label, margin = order[0], COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
@@ -307,7 +322,7 @@ def letter_sign_odds(look: HexLook) -> float:
     return float(np.clip((look.letter_sign - LETTER_SIGN_AT) / LETTER_SIGN_SCALE, -LETTER_SIGN_CAP, LETTER_SIGN_CAP))
 
 
-def pawn_presence(look: HexLook, scores: dict[str, float]) -> tuple[str, float]:
+def pawn_presence(look: HexLook, scores: dict[str, float], hue: dict[str, float] | None = None) -> tuple[str, float]:
     """Whether a pawn stands on a clearing, decided first by its shape, then which colour it is.
 
     The presence log-odds add the pawn's outline (:data:`SPREAD_AT`: the middle's ink spread
@@ -315,14 +330,20 @@ def pawn_presence(look: HexLook, scores: dict[str, float]) -> tuple[str, float]:
     :data:`TINT_CAP` (the best colour's score over ``none``'s): before issue 18 the colour
     decided alone, and a light that tints or clips the middle made bare clearings read orange
     or purple and pawns read ``none`` however plain their outline. The colour is then the best
-    of the six (the letter's evidence included in ``scores``).
+    of the six by ``hue`` (the letter's evidence included in ``scores`` and ``hue``).
 
     Parameters
     ----------
     look : HexLook
         The clearing's measures.
     scores : dict str -> float
-        Log-likelihoods of ``"none"`` and of each pawn colour (:func:`patrol_reading`).
+        Log-likelihoods of ``"none"`` and of each pawn colour (:func:`patrol_reading`): the
+        presence takes the best colour's over ``none``'s.
+    hue : dict str -> float, optional
+        Log-likelihoods of the pawn colours that rank them (default ``scores``):
+        :func:`patrol_reading` gives them with a blur's mixing of letter and rim allowed for
+        (:func:`~.scout_pennant_colour.blurred_scores`), which would let a grey middle fit any
+        colour, so they do not decide the presence (issue 18).
 
     Returns
     -------
@@ -330,12 +351,13 @@ def pawn_presence(look: HexLook, scores: dict[str, float]) -> tuple[str, float]:
         ``"none"`` or a colour, and its margin: the presence log-odds for ``none``, for a colour
         the smaller of them and the colour's lead over the next colour.
     """
-    colours = sorted((n for n in scores if n != "none"), key=scores.get, reverse=True)
+    hue = scores if hue is None else hue
+    colours = sorted((n for n in scores if n != "none"), key=hue.get, reverse=True)
     best = colours[0]
-    tint = float(np.clip(scores[best] - scores["none"], -TINT_CAP, TINT_CAP))
+    tint = float(np.clip(max(scores[n] for n in colours) - scores["none"], -TINT_CAP, TINT_CAP))
     presence = COLOUR_GAIN * tint + pawn_shape(look)
     if presence > 0:
-        return best, min(presence, COLOUR_GAIN * (scores[best] - scores[colours[1]]))
+        return best, min(presence, COLOUR_GAIN * (hue[best] - hue[colours[1]]))
     return "none", -presence
 
 
