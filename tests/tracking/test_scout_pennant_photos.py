@@ -13,6 +13,7 @@
   bound only.
 - Bare clearings are compared with the board's own bare grey as well as with the strip's.
 - The pawn colours are ranked with a blur's mixing of letter and rim into the colour allowed for.
+- No white letter seen counts against red, blue and green only where the pawn's centre was found.
 
 The photographed tables use development seeds of the kit photographs: 75,001, 3,004, 3,024,
 3,043, 3,057, 3,067, 3,107, 3,123, 3,138 and 3,147 (stress set), 3,071 and 3,100 (normal set), and 2,051,010 (stress
@@ -435,3 +436,25 @@ def test_a_blur_mixing_letter_and_rim_into_the_colour_keeps_its_hue():
         image, table, _shot, homography = _pennant_photo(seed)
         readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])
         assert not {s: (table[s], r.label) for s, r in readings.items() if r.label != table[s]}
+
+
+def test_no_letter_seen_counts_only_where_the_pawns_centre_was_found():
+    """A red pawn under a defocus that blurred its black rim (its centre not found: rim response
+    0.045, at most ``PAWN_FOUND``) and its white letter away (0.05 of white over the middle),
+    its colour lifted towards orange (measures of the own renders' blur, seed 10,005, without
+    glare): the letter window lay round the ring's centre and may have missed the letter, so its
+    absence is no evidence and the pawn reads red. Before, the absence counted and it read orange;
+    where the pawn's centre is found, the absence still counts (orange, unsure)."""
+    from assistant.vision.kits.scout_pennant_detect import PAWN_FOUND, piece_reading
+    from assistant.vision.kits.scout_pennant_patrol import patrol_reading
+
+    white = np.array([255.0, 255.0, 253.0])
+    look = HexLook(True, white, 0.2, 0.8, (0.2, 0.1), white * 0.15, np.array([41.0, 113.0, 208.0]),
+                   dark=0.8, ring_even=0.95, contrast=0.5, spread=0.3, ring_core_bgr=white * 0.15,
+                   green=-0.01, letter_light=0.05, letter_dark=0.05, pawn=0.045)
+    assert look.pawn <= PAWN_FOUND
+    piece = piece_reading(look)
+    assert piece.label == "clearing" and piece.sure
+    assert patrol_reading(look, piece).label == "red"
+    centred = patrol_reading(look._replace(pawn=0.2, letter_sign=0.0), piece)
+    assert centred.label == "orange" and not centred.sure

@@ -23,7 +23,7 @@ import numpy as np
 from ...tracking.base import Reading
 from .scout_pennant import PAWN_COLOURS
 from .scout_pennant_colour import SHOULDER, blurred_scores, colour_scores, nominal_refs
-from .scout_pennant_detect import CAPPED, SATURATED, HexLook, _reading, corrected_white
+from .scout_pennant_detect import CAPPED, PAWN_FOUND, SATURATED, HexLook, _reading, corrected_white
 
 COLOUR_GAIN = 1.0                              #: log-likelihood difference -> margin
 #: a pawn's outline: the middle's ink spread beyond the paper's own (:attr:`HexLook.spread` minus
@@ -48,6 +48,9 @@ LETTER_AT, LETTER_SCALE, LETTER_CAP = 0.18, 0.03, 3.0
 #: kit_photos seeds 3000-3079), while the black-lettered ones' medians are 0.07-0.10 and bare
 #: clearings' 0.035. Until issue 18 only a light outlier counted, and purple pawns whose colour
 #: a clipped, tinted light brought close to red read red (9 on those stills; 3 since)
+#: Since issue 18's blur mixing (:func:`~.scout_pennant_colour.blurred_scores`) it counts
+#: only where the pawn's own centre was found (:attr:`HexLook.pawn` above ``PAWN_FOUND``, as the letter
+#: sign): the own renders' blur, whose red pawns lose rim and letter alike, read 7 of them orange
 LETTER_NONE_AT, LETTER_NONE_SCALE, LETTER_NONE_CAP = 0.10, 0.02, 3.0
 #: a pawn's black rim (:attr:`HexLook.pawn`, the rim-minus-surround response): boundary, scale,
 #: bound (development stress stills as above: bare clearings <= 0.045 for 99 %, median 0.006;
@@ -83,7 +86,8 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
     black ring shows beyond black, and, when the paper saturates in every channel, over how
     bright it really is, up to what the ring allows (:func:`colour_scores`), so a pawn washed out
     by glare or saturated by a lamp reads unsure rather than as another colour. On a clearing the
-    letter adds its evidence (:data:`LETTER_AT`, :data:`LETTER_NONE_AT`); where the absence of a
+    letter adds its evidence (:data:`LETTER_AT`, :data:`LETTER_NONE_AT`, the absence only where the
+    pawn's own centre was found); where the absence of a
     white letter changes the reading, or a white letter is seen on a pawn read in a
     black-lettered colour, it is capped unsure; the absence never raises the margin. The letter's
     body against the colour round it (:func:`letter_sign_odds`) counts the same way: lighter (a
@@ -172,7 +176,11 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         # the letter: white on red, blue and green, black on the others; a light outlier in the
         # pawn's middle for, its absence (below what a blurred white letter still shows) against
         white_letter = float(np.clip((look.letter_light - LETTER_AT) / LETTER_SCALE, 0.0, LETTER_CAP))
-        no_letter = float(np.clip((LETTER_NONE_AT - look.letter_light) / LETTER_NONE_SCALE, 0.0, LETTER_NONE_CAP))
+        # no white letter seen counts only where the pawn's own centre was found (as the sign): round
+        # the ring's centre the 4 mm window may miss a letter lying up to 3.2 mm off, and a blur
+        # that hid the rim hides the letter too (own renders' blur: red pawns read orange)
+        centred = look.pawn is None or look.pawn > PAWN_FOUND
+        no_letter = float(np.clip((LETTER_NONE_AT - look.letter_light) / LETTER_NONE_SCALE, 0.0, LETTER_NONE_CAP)) if centred else 0.0
         # the letter's body lighter than the pawn's colour round it: a white letter, for; no
         # lighter (a black letter, but a hidden letter or a bare clearing too): against, as the
         # absence above
