@@ -418,6 +418,25 @@ def test_bare_clearings_are_compared_with_the_boards_own_grey():
     assert readings[("patrol", -3, -1)].label == readings[("patrol", 4, -4)].label == "none"
 
 
+def test_a_read_of_a_few_cells_is_no_surer_of_none_than_the_whole_board():
+    """Held-out still 2,052,015 (stress; development data since it was read, a review's finding):
+    the live loop reads the slots of the cells a move changed, and the board's grey then rests
+    on the few clearings sampled around them, two of them blurred yellow pawns whose shape passed
+    for bare. That grey made the two pawns' wrong ``none`` surer (0.93 and 0.92, confidently
+    wrong); the board grey never makes a reading surer than the strips' grey alone, so they read
+    ``none`` no surer than on the whole board (0.78) and under 0.9."""
+    image, table, _shot, homography = _pennant_photo(2_052_015)
+    few = [s for s in all_slots() if tuple(s[1:3]) in {(-4, 3), (-2, 4), (1, 2), (-4, 4)}]
+    readings = read_slots(image, homography, few)
+    whole = read_slots(image, homography, all_slots())
+    for key in ((-4, 4), (-2, 4)):
+        slot = ("patrol", *key)
+        assert table[slot] == "yellow"
+        if readings[slot].label != table[slot]:
+            assert readings[slot].confidence < 0.9
+            assert readings[slot].confidence <= whole[slot].confidence + 1e-9 or whole[slot].label != readings[slot].label
+
+
 def test_a_blur_mixing_letter_and_rim_into_the_colour_keeps_its_hue():
     """A blue pawn whose white letter and black rim a defocus spread over its middle (kit
     photographs, development seed 3,057, stress set: white-balanced [0.66, 0.42, 0.31] against
@@ -431,7 +450,6 @@ def test_a_blur_mixing_letter_and_rim_into_the_colour_keeps_its_hue():
     blue_green = np.array([[0.844, 0.284, 0.158], [0.516, 0.511, 0.145]])
     plain, blurred = colour_scores(obs, blue_green, white, 6.4), blurred_scores(obs, blue_green, white, 6.4)
     assert plain[1] > plain[0] and blurred[0] > blurred[1]
-    assert np.all(blurred >= plain)
     for seed in (3_057, 3_147):
         image, table, _shot, homography = _pennant_photo(seed)
         readings = read_slots(image, homography, [s for s in table if s[0] == "patrol"])

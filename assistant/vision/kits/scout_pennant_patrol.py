@@ -200,8 +200,17 @@ def patrol_reading(look: HexLook, piece: Reading | str, chroma: np.ndarray | Non
         tipped = label != label0 or (white_letter > 0 and label != "none" and label not in WHITE_LETTERED)
         margin = min(margin, margin0)
         # the board's bare grey decides between a pawn and none where the strip's grey fits
-        # neither, but never makes a reading surer: a reading it tipped asks
-        tipped = tipped or pawn_presence(look, {**unlettered, "none": strip_none}, hue_unlettered)[0] != label
+        # neither, but never makes a reading surer: a reading it tipped asks, and the margin is at
+        # most the one without it (the board grey rests on the clearings of the hexes read, which
+        # on a read of a few cells may include blurred pawns; review finding, still 2,052,015)
+        label_s, margin_s = pawn_presence(look, {**unlettered, "none": strip_none}, hue_unlettered)
+        tipped = tipped or label_s != label
+        margin = min(margin, margin_s)
+        # the blur's mixing ranks the colours but never makes a colour surer than the plain
+        # likelihood does: a colour only the mixing ranks first asks
+        label_p, margin_p = pawn_presence(look, unlettered, {n: unlettered[n] for n in hue_unlettered})
+        tipped = tipped or label_p != label
+        margin = min(margin, margin_p) if label_p == label else margin
     else:                                    # no pawn stands here (the rules' prior, patrol_prior, decides)
         order = sorted(scores, key=scores.get, reverse=True)
         label, margin = order[0], COLOUR_GAIN * (scores[order[0]] - scores[order[1]])
