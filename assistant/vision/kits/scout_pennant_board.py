@@ -26,7 +26,7 @@ from .scout_pennant_colour import green_boundary, pennant_refs
 from .scout_pennant_detect import (CAPPED, EMPTY_BELOW, GREEN_AT, GREEN_SCALE, PPM, PRESENT_ABOVE, RING_AT,
                                    RING_SCALE, HexLook, _ink, _logistic, _reading, light_chroma, look_at_hex,
                                    piece_reading, warp_patch)
-from .scout_pennant_patrol import patrol_reading
+from .scout_pennant_patrol import board_grey, patrol_reading
 
 SHIFT_SUSPECT_MM = 1.2      #: the clearings' common shift beyond which the homography is suspect (if significant)
 PLACE_MM = 2.5              #: how far off its place a hand lays a piece (uniform in a disc; the kit photographs' stress range)
@@ -180,13 +180,23 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
             pieces[key] = piece
         return pieces[key]
 
+    # the bare clearings' middle as this board shows it (from the sampled hexes, once)
+    bare: list = []
+
+    def bare_grey():
+        if not bare:
+            sampled = sorted(k for k in sample if k in cells)
+            bare.append(board_grey([(looks[k], piece_of(k)) for k in sampled], chroma, refs, clipped_refs))
+        return bare[0]
+
     out: dict[tuple, Reading] = {}
     for slot in slots:
         kind = slot[0]
         if kind in ("piece", "patrol") and (slot[1], slot[2]) in cells:
             key = (slot[1], slot[2])
             piece = piece_of(key)
-            out[slot] = piece if kind == "piece" else patrol_prior(patrol_reading(look(key), piece, chroma, refs, clipped_refs), piece)
+            out[slot] = piece if kind == "piece" else patrol_prior(
+                patrol_reading(look(key), piece, chroma, refs, clipped_refs, bare_grey()), piece)
         elif kind == "arrow" and ((slot[1], slot[2]), (slot[3], slot[4])) in edges:
             a, b = (slot[1], slot[2]), (slot[3], slot[4])
             e = edges[(a, b)]

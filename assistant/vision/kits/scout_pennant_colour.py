@@ -34,6 +34,11 @@ BLACK_BELOW, BLACK_CHANNELS = 0.6, 2       #: a reference strip's black is dark 
 COLOUR_NOISE, COLOUR_REL = 4.0, 0.07          #: pawn colour noise: 0-255 units + share of the paper's level
 GLARE_STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)       #: glare levels tried, as shares of the ring's excess
 SIGMA_SPAN_CAP = 255.0     #: the colour noise grows with the level up to what the camera can show, not beyond
+#: what a blur mixes into a pawn's sampled colour (:func:`blurred_scores`): shares of a neutral, and
+#: its levels (the letter's and rim's black, half way, the white letter; white-balanced). The
+#: letter covers 8-14 % of the disc the colour is sampled in (``CENTRE_MM``, measured on
+#: :func:`~.scout_pennant.pawn_image`), and a defocus spreads it, and the black rim, over the disc
+BLUR_MIX_SHARES, BLUR_MIX_LEVELS = (0.1, 0.2), (0.15, 0.55, 1.0)
 #: share of the forest's gap annulus that is its dark green (the rest: its lighter tree marks)
 FOREST_DARK_SHARE = 0.75
 #: the forest/clearing boundary of a frame lies at this share of the way from the clearing's
@@ -376,3 +381,38 @@ def colour_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndar
     diff = np.where(obs_clip & (pred >= SATURATED), 0.0, diff)
     ll = -0.5 * np.sum((diff / sigma) ** 2, axis=-1)
     return ll.reshape(ll.shape[0], -1).max(axis=1)
+
+
+def blurred_scores(observed: np.ndarray, reflectances: np.ndarray, white: np.ndarray, glare_max: float,
+                   bright_steps: Sequence[float] = (1.0,), at_least: np.ndarray | None = None) -> np.ndarray:
+    """:func:`colour_scores` with a blur's mixing as one more nuisance: each print may be seen
+    mixed with a neutral, ``(1 - a) * rho + a * n``, ``a`` in ``(0,) + BLUR_MIX_SHARES`` and ``n``
+    in :data:`BLUR_MIX_LEVELS`, the best of them counting.
+
+    A defocus or shake spreads a pawn's letter (white on red, blue and green, black on the
+    others) and its black rim over the disc its colour is sampled in: the colour moves straight
+    towards the grey axis, keeping its hue, where the plain likelihood sees it nearer another
+    colour (issue 18, second renderer's development stress stills, kit_photos seeds 3000-3239:
+    blue pawns lightened and greyed by their white letter read green, yellow ones darkened by
+    their black letter orange). Mixing every colour alike keeps the comparison fair between
+    them; it is meant to rank the pawn colours, not to tell a pawn from a bare clearing (every
+    colour mixed enough looks grey: :func:`~.scout_pennant_patrol.patrol_reading` keeps the
+    plain likelihood for that).
+
+    Parameters
+    ----------
+    observed, reflectances, white, glare_max, bright_steps, at_least
+        As :func:`colour_scores`.
+
+    Returns
+    -------
+    (C,) float64
+        Per candidate the best log-likelihood over the mixes (never below :func:`colour_scores`'s).
+    """
+    rho = np.asarray(reflectances, np.float64)
+    best = colour_scores(observed, rho, white, glare_max, bright_steps, at_least)
+    for a in BLUR_MIX_SHARES:
+        for level in BLUR_MIX_LEVELS:
+            ll = colour_scores(observed, (1.0 - a) * rho + a * level, white, glare_max, bright_steps, at_least)
+            best = np.maximum(best, ll)
+    return best
