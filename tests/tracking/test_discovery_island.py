@@ -643,6 +643,8 @@ def test_a_blurred_crop_is_the_crop_blurred_with_what_lies_round_it():
         blurred_crops(frame, homography, cells, "mark", np.ones(2), layout)
     with pytest.raises(ValueError):
         blurred_crops(frame, homography, cells[:1], "mark", -np.ones(1), layout)
+    with pytest.raises(ValueError):
+        blurred_crops(frame, homography, cells[:1], "mark", np.full(1, np.nan), layout)
 
 
 def test_the_number_and_mark_are_taught_blurred_as_prototypes_of_their_own(model):

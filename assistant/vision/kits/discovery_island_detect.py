@@ -229,11 +229,12 @@ def hex_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[i
 def blurred_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]], kind: str,
                   sigma_mm: np.ndarray, layout: MatLayout | None = None, colour: ColourFrame | None = None) -> np.ndarray:
     """The ``kind`` crops of ``cells`` as a blurred camera would show them: each cell's square
-    warped twice as wide (the same px per mm), blurred on the camera's levels by a Gaussian of
-    ``sigma_mm[i]`` mat mm (as a lens's defocus or a shake spreads light before the camera's
-    tone curve; the wide square lets what lies round the crop blur into it), then cut to the
-    crop's own square and colour-corrected like every crop. Teaching uses it
-    (:data:`BLUR_TEACH_MM`).
+    warped twice as wide (the same px per mm), blurred by a Gaussian of ``sigma_mm[i]`` mat mm
+    (the wide square lets what lies round the crop blur into it), then cut to the crop's own
+    square and colour-corrected like every crop. Teaching uses it (:data:`BLUR_TEACH_MM`). Only
+    an approximation of a lens's defocus or a shake, which spread light before the camera's tone
+    curve, noise and JPEG: here the encoded levels are blurred, after all three, so the blurred
+    crop is also smoothed of the noise and the JPEG's blocks a blurred picture would still show.
 
     Parameters
     ----------
@@ -262,13 +263,13 @@ def blurred_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tup
     KeyError
         For a kind not in :data:`REGIONS`.
     ValueError
-        When ``sigma_mm`` does not give one sigma >= 0 per cell.
+        When ``sigma_mm`` does not give one finite sigma >= 0 per cell.
     """
     layout = layout or mat_layout(GAME)
     (dx, dy), side, size = REGIONS[kind]
     sigma_mm = np.asarray(sigma_mm, np.float64)
-    if sigma_mm.shape != (len(cells),) or (sigma_mm < 0).any():
-        raise ValueError(f"need one blur sigma >= 0 per cell ({len(cells)}), got {sigma_mm.shape}")
+    if sigma_mm.shape != (len(cells),) or not (np.isfinite(sigma_mm) & (sigma_mm >= 0)).all():
+        raise ValueError(f"need one finite blur sigma >= 0 per cell ({len(cells)}), got {sigma_mm.shape}: {sigma_mm}")
     out = np.empty((len(cells), size, size, 3), np.uint8)
     lo = size // 2
     for i, cell in enumerate(cells):
