@@ -102,14 +102,9 @@ class LiveDesert:
         frame = self.still.mean() if self.still.count else frame
         self.still.restart()
         cells = set(event.changed) | set(event.unsure) | self.pending
-        prior = None
+        prior = whole_table_prior(self.tracker)
         if self.tracker.wants_whole_table:
             slots = None                               # after a storm card: read the whole table
-            if self.tracker.awaiting is not None:
-                # a card committed: the engine's state is the table after it (while an unsure
-                # card waits to be told apart by its slides, the state is still the table
-                # before it, and the slides must not be weighed against)
-                prior = expected_faces(self.tracker.model.expected(self.tracker.state), STORM_PRIOR_NATS)
         else:
             # a pawn that left a cell may change only the gate's view of the cell behind it (a
             # standing piece leans away from the camera in the rectified board): the pawns of
@@ -164,6 +159,27 @@ class LiveDesert:
         if chosen is None:
             return verdict
         return tracker.commit(verdict.options[chosen], cells, "the pawns read standing where they are")
+
+
+def whole_table_prior(tracker: ForbiddenDesertTracker) -> dict[tuple, dict[str, float]] | None:
+    """The prior the live loop's next read of the table takes (``FDDetector.read(prior=)``).
+
+    Parameters
+    ----------
+    tracker : ForbiddenDesertTracker
+
+    Returns
+    -------
+    dict (r, c) -> {label: nats}, or None
+        Once a storm card is committed (``tracker.awaiting`` set: the engine's state is the
+        table after the card, and the whole table is read), the faces the engine expects,
+        favoured by ``STORM_PRIOR_NATS`` (:func:`expected_faces`). None otherwise: no card laid,
+        or an unsure card waiting to be told apart by its slides (the state is still the table
+        before it, and the slides must not be weighed against).
+    """
+    if not tracker.wants_whole_table or tracker.awaiting is None:
+        return None
+    return expected_faces(tracker.model.expected(tracker.state), STORM_PRIOR_NATS)
 
 
 def expected_faces(expected: Mapping, nats: float) -> dict[tuple, dict[str, float]]:

@@ -435,3 +435,24 @@ def test_a_tile_the_storm_did_not_touch_read_as_another_tile_does_not_hold_up_th
     gone[("face", 0, 0)] = Reading("storm")
     verdict = tracker.explain(gone, [(2, 2), (2, 3), (2, 4), (0, 0)])
     assert verdict.kind == "ask" and verdict.corrections == ["A1 should show dune back"]
+
+
+def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed():
+    """The whole-table read after a storm card takes the engine's expected faces as a prior
+    (`whole_table_prior`), but only once the card is committed: while an unsure card waits for
+    the slides to tell it apart, the engine's state is still the table before the card and a
+    prior would weigh against the very slides that decide it; with no card, nothing."""
+    from assistant.tracking.live import STORM_PRIOR_NATS, expected_faces, whole_table_prior
+
+    fresh = ForbiddenDesertTracker(GAME, start())
+    assert whole_table_prior(fresh) is None
+    tracker, after = storm_drawn(("wind_n_2",))
+    assert tracker.awaiting is not None and tracker.wants_whole_table
+    prior = whole_table_prior(tracker)
+    assert prior == expected_faces(tracker.model.expected(after), STORM_PRIOR_NATS) and len(prior) == 25
+    unsure = ForbiddenDesertTracker(GAME, start())
+    observed = table(unsure.state)
+    observed[("card",)] = Reading("wind_n_2", 0.6, 0.4, ("wind_n_3",))       # read unsure
+    verdict = unsure.explain(observed, [CARD_CELL])
+    assert verdict.kind == "ask" and unsure.pending_cards and unsure.awaiting is None
+    assert unsure.wants_whole_table and whole_table_prior(unsure) is None
