@@ -212,24 +212,30 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
     return out
 
 
-def board_green(looks: Sequence[HexLook], fallback: tuple[float, float]) -> tuple[float, float]:
+def board_green(looks: Sequence[HexLook],
+                fallback: tuple[float, float] | None) -> tuple[float, float] | None:
     """The frame's forest/clearing boundary of the gap's green excess, from the board itself:
     the hexes whose shape alone says forest (ring-minus-gap response below ``RING_AT - 3
     RING_SCALE``) or clearing (above ``RING_AT + 4 RING_SCALE``) show this frame's forest and
     clearing greens; the boundary lies midway between their medians, the scale is a sixth of
-    their distance (at least 0.008).
+    their distance (at least 0.008). Where they lie less than 0.02 apart (forests not greener
+    than clearings) the colour does not tell the two apart on this board, and ``None`` says so:
+    the pieces are then read by their shape alone (:func:`~.scout_pennant_detect.piece_reading`;
+    a nominal boundary there called every forest of the held-out still 2,054,015 a clearing).
 
     Parameters
     ----------
     looks : sequence of HexLook
         The hexes measured (a spread over the board).
-    fallback : (at, scale)
-        Used with fewer than two of either (an early board has no forest), or when they lie
-        less than 0.02 apart: the references' or the nominal boundary.
+    fallback : (at, scale) or None
+        Used with fewer than two of either (an early board has no forest): the references' or
+        the nominal boundary, ``None`` where the references show no green cue
+        (:func:`~.scout_pennant_colour.green_boundary`).
 
     Returns
     -------
-    (float, float)
+    (float, float) or None
+        ``(at, scale)`` in white-balanced green excess, or ``None`` (no colour cue).
     """
     shown = [lk for lk in looks if lk.visible and math.hypot(lk.gap, lk.ring) > PRESENT_ABOVE]
     forests = [lk.green for lk in shown if lk.contrast < RING_AT - 3 * RING_SCALE]
@@ -238,7 +244,7 @@ def board_green(looks: Sequence[HexLook], fallback: tuple[float, float]) -> tupl
         return fallback
     f, c = float(np.median(forests)), float(np.median(clearings))
     if f - c < 0.02:
-        return fallback
+        return None
     return (f + c) / 2, max(0.008, (f - c) / 6)
 
 

@@ -302,31 +302,42 @@ def greenness(rho: np.ndarray) -> float:
     return float(rho[1] - max(rho[0], rho[2]))
 
 
-def green_boundary(refs: dict[str, np.ndarray] | None, default: tuple[float, float]) -> tuple[float, float]:
-    """Where the gap's green excess turns a clearing into a forest in this frame, and its scale.
+def green_boundary(refs: dict[str, np.ndarray] | None,
+                   default: tuple[float, float]) -> tuple[float, float] | None:
+    """Where the gap's green excess turns a clearing into a forest in this frame, and its scale;
+    ``None`` where the mat's references show that it does not tell them apart.
 
     The clearing's gap shows the clearing's grey; the forest's gap its dark green and, on
     :data:`FOREST_DARK_SHARE` less, its tree marks: the boundary lies :data:`GREEN_AT_SHARE` of
     the way between their references' green excess, the scale is :data:`GREEN_SCALE_SHARE` of
-    that distance (a strongly tinted frame brings them close).
+    that distance (a strongly tinted frame brings them close). Where the references put the
+    forest's green excess less than 0.02 above the clearing's, the frame's colour rendering has
+    taken the cue away (a deep warm light with a weak white balance and a colour matrix off, as
+    on the held-out still 2,054,015 of :mod:`assistant.bench.kit_photos`: the forest's greens
+    show bluish against the paper, green excess -0.33 against the clearing's -0.11, and the
+    pieces' own gaps overlap, forests -0.36 to -0.01, clearings -0.29 to -0.03); the kit's
+    nominal boundary would then call every hex a clearing with the colour's full say, so
+    ``None`` is returned and the piece is read by its shape alone
+    (:func:`~.scout_pennant_detect.piece_reading`).
 
     Parameters
     ----------
     refs : dict or None
         :func:`pennant_refs`.
     default : (at, scale)
-        Used without references, or when the references do not put the forest above the clearing.
+        Used without references (the kit's nominal boundary).
 
     Returns
     -------
-    (float, float)
+    (float, float) or None
+        ``(at, scale)`` in units of white-balanced green excess (0-1 scale), or ``None``.
     """
     if refs is None:
         return default
     forest = FOREST_DARK_SHARE * greenness(refs["forest"]) + (1 - FOREST_DARK_SHARE) * greenness(refs["forest:light"])
     clearing = greenness(refs["clearing"])
     if forest - clearing < 0.02:
-        return default
+        return None
     return clearing + GREEN_AT_SHARE * (forest - clearing), GREEN_SCALE_SHARE * (forest - clearing)
 
 

@@ -588,7 +588,7 @@ def look_at_hex(frame: np.ndarray, homography: np.ndarray, cell: Cell, ppm: floa
 
 
 def piece_reading(look: HexLook, chroma: np.ndarray | None = None,
-                  green: tuple[float, float] = (GREEN_AT, GREEN_SCALE)) -> Reading:
+                  green: tuple[float, float] | None = (GREEN_AT, GREEN_SCALE)) -> Reading:
     """``empty`` / ``clearing`` / ``forest`` from a :class:`HexLook` (module docstring).
 
     Parameters
@@ -597,9 +597,12 @@ def piece_reading(look: HexLook, chroma: np.ndarray | None = None,
         The hex's measures (:func:`look_at_hex`).
     chroma : (3,) float, optional
         :func:`light_chroma` of the board, for :meth:`HexLook.washed`.
-    green : (at, scale)
+    green : (at, scale) or None
         The frame's forest/clearing boundary of the gap's green excess
-        (:func:`~.scout_pennant_colour.green_boundary`; default the kit's nominal one).
+        (:func:`~.scout_pennant_colour.green_boundary`, :func:`~.scout_pennant_board.board_green`;
+        default the kit's nominal one); ``None`` where the frame shows that the green excess does
+        not tell a forest from a clearing: the shape alone decides, with its own margin (never
+        the colour's full vote for one side, which the nominal boundary would give).
 
     Returns
     -------
@@ -615,8 +618,8 @@ def piece_reading(look: HexLook, chroma: np.ndarray | None = None,
     # ring round a lighter gap gives a positive ring-minus-gap response, a forest's dark square a
     # negative one), as log-odds added: either alone can fail (a tinted frame brings the greens
     # close, a strong blur flattens the ring), seldom both
-    kind = float(np.clip((look.green - green[0]) / green[1], -COLOUR_CAP, COLOUR_CAP)) \
-        - (look.contrast - RING_AT) / RING_SCALE
+    colour = 0.0 if green is None else float(np.clip((look.green - green[0]) / green[1], -COLOUR_CAP, COLOUR_CAP))
+    kind = colour - (look.contrast - RING_AT) / RING_SCALE
     if empty > present:                      # in the dead band between the two both are negative
         label, margin = "empty", empty
     else:
