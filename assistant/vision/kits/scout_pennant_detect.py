@@ -17,7 +17,10 @@ more reliably (and explain better) than a classifier taught on a few hundred cro
   darkness: its white-balanced green excess ``G/wG - max(B/wB, R/wR)`` (median) is ~0.2-0.3 on
   the forest's greens and ~0 on the clearing's grey and black (a blur of ~2.5 mm, which darkens
   a clearing's 4 mm grey gap with its ring and the pawn's rim to a forest's ink, leaves it grey;
-  an additive neutral glare leaves the excess unchanged);
+  an additive neutral glare leaves the excess unchanged); where the frame shows that the green
+  excess does not separate them (the mat's references or the board's shape-sure pieces: a deep
+  warm light with a weak white balance can make the forest's greens look bluish), the shape
+  alone decides (:func:`piece_reading` with ``green=None``);
 - **patrol** (``none`` or a colour): the median white-balanced colour within 5.5 mm of the
   clearing's centre, against what the camera would show of the six Okabe-Ito references and of
   the background (the clearing's grey, the forest's greens, white paper) under the measured paper
