@@ -517,3 +517,26 @@ def test_a_board_whose_forests_are_not_greener_than_its_clearings_gives_the_colo
     assert all(piece_reading(f, None, None).label == "forest" for f in forests)
     assert all(piece_reading(c, None, None).label == "clearing" for c in clearings)
     assert piece_reading(forests[0], None, (0.06, 0.012)).label == "clearing"
+
+
+def test_the_shape_alone_is_sure_only_as_far_out_as_the_boards_shape_sure_pieces():
+    """Read by its shape alone (no colour cue), a hex whose ring-minus-gap response lies inside the
+    band the board itself would not call shape-sure reads unsure, whatever side it falls on; and
+    where the references found no colour cue, a board whose shape-sure forests and clearings
+    overlap in green does not bring one back (review findings)."""
+    from assistant.vision.kits.scout_pennant_board import board_green
+    from assistant.vision.kits.scout_pennant_detect import CAPPED, RING_AT, RING_SCALE, piece_reading
+
+    def piece(green: float, contrast: float) -> HexLook:
+        return HexLook(True, WHITE, 0.62, 0.33, (0.0, 0.0), WHITE * 0.3, WHITE * 0.4, 0.9, 1.0, contrast,
+                       green=green)._replace(gap=0.28, ring=0.53)
+
+    weak = piece(0.0, RING_AT - 2.5 * RING_SCALE)            # forest-like, but not shape-sure
+    read = piece_reading(weak, None, None)
+    assert read.label == "forest" and read.margin <= CAPPED and not read.sure
+    strong = piece(0.0, RING_AT + 5 * RING_SCALE)
+    assert piece_reading(strong, None, None).sure                # shape-sure: sure
+    forests = [piece(g, -0.16) for g in (0.05, 0.2, 0.25, -0.1)]
+    clearings = [piece(g, 0.25) for g in (-0.12, -0.05, 0.0, 0.01)]
+    assert board_green(forests + clearings, None) is None        # -0.1 forest below 0.01 clearing
+    assert board_green([f._replace(green=0.2) for f in forests] + clearings, None) is not None

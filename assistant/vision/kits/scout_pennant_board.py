@@ -218,8 +218,10 @@ def board_green(looks: Sequence[HexLook],
     the hexes whose shape alone says forest (ring-minus-gap response below ``RING_AT - 3
     RING_SCALE``) or clearing (above ``RING_AT + 4 RING_SCALE``) show this frame's forest and
     clearing greens; the boundary lies midway between their medians, the scale is a sixth of
-    their distance (at least 0.008). Where they lie less than 0.02 apart (forests not greener
-    than clearings) the colour does not tell the two apart on this board, and ``None`` says so:
+    their distance (at least 0.008). Where the forests' median green excess lies less than 0.02
+    above the clearings' the colour does not tell the two apart on this board, and ``None`` says
+    so; where the references already said so (``fallback`` None) the board's pieces overrule
+    them only when no shape-sure forest is less green than a shape-sure clearing:
     the pieces are then read by their shape alone (:func:`~.scout_pennant_detect.piece_reading`;
     a nominal boundary there called every forest of the held-out still 2,054,015 a clearing).
 
@@ -244,6 +246,10 @@ def board_green(looks: Sequence[HexLook],
         return fallback
     f, c = float(np.median(forests)), float(np.median(clearings))
     if f - c < 0.02:
+        return None
+    if fallback is None and min(forests) <= max(clearings):
+        # the references say the greens overlap in this frame, and the board's pieces do not
+        # disprove it (a review finding: a median of two a side is weak evidence against them)
         return None
     return (f + c) / 2, max(0.008, (f - c) / 6)
 

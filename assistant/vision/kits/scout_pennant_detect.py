@@ -627,6 +627,11 @@ def piece_reading(look: HexLook, chroma: np.ndarray | None = None,
         label, margin = "empty", empty
     else:
         label, margin = ("forest" if kind > 0 else "clearing"), min(present, abs(kind))
+    if green is None and label != "empty" and not (look.contrast < RING_AT - 3 * RING_SCALE
+                                                   or look.contrast > RING_AT + 4 * RING_SCALE):
+        # the shape alone: sure only as far out as the board's shape-sure pieces
+        # (:func:`~.scout_pennant_board.board_green`; a strong blur flattens the ring)
+        margin = min(margin, CAPPED)
     if look.washed(chroma):
         margin = min(margin, CAPPED)
     return _reading(label, margin, look)
