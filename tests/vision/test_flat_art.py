@@ -117,14 +117,36 @@ def test_a_tile_the_camera_clipped_is_what_the_prior_says_and_unsure():
     prior = {cell: ({"storm": 3.0} if cell == (2, 2) else {"dune_back": 3.0, "water_back": 3.0,
                                                             "crash_site_back": 3.0}) for cell in cells}
     assert D.table_readings(scores, None)[(4, 4)].label == "storm"      # no prior: the evidence whole
-    whole = D._joint(scores, prior, censored=False)
+    whole, _belief = D._joint(scores, prior, censored=False)
     assert whole[(4, 4)].label == "storm" and whole[(2, 2)].label != "storm"     # even against the prior
     ruled = D.table_readings(scores, prior)
     assert ruled[(2, 2)].label == "storm" and ruled[(4, 4)].label in ("dune_back", "water_back", "crash_site_back")
-    assert ruled[(4, 4)].confidence <= 1.0 - whole[(4, 4)].confidence + 1e-12
+    assert ruled[(4, 4)].confidence <= 1.0 - whole[(4, 4)].confidence + 1e-12 and ruled[(4, 4)].margin == 0.0
+    # never surer than the whole evidence where the two agree (review finding: the tempered cell's
+    # evidence weighed less against the prior's label, and a flagged cell went silent)
+    for cell, r in ruled.items():
+        if r.label == whole[cell].label:
+            assert r.confidence <= whole[cell].confidence + 1e-12, cell
     # a clear view: nothing changes
     unwashed = {cell: replace(s, clipped=0.0) for cell, s in scores.items()}
-    assert D.table_readings(unwashed, prior) == D._joint(unwashed, prior, censored=False)
+    assert D.table_readings(unwashed, prior) == D._joint(unwashed, prior, censored=False)[0]
+
+
+def test_a_clipped_cell_the_whole_evidence_reads_unknown_is_capped_by_that_reading():
+    """``unknown`` reports confidence 0; the cap on a cell the tempered evidence reads otherwise
+    uses the whole reading's own probability (review finding: ``1 - 0`` let the prior's label
+    through unsure of nothing)."""
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    scores = {cell: _scores(0.8, {"dune_back": 0.8, "water_back": 0.5, "crash_site_back": 0.45}) for cell in cells}
+    scores[(2, 2)] = _scores(0.2, {"dune_back": 0.2}, empty=1.0)                 # the storm cell
+    scores[(0, 0)] = replace(_scores(0.05, {"gear": 0.05}, empty=0.0), clipped=0.9)   # nothing fits, washed
+    prior = {cell: ({"storm": 3.0} if cell == (2, 2) else {"dune_back": 3.0, "water_back": 3.0,
+                                                            "crash_site_back": 3.0}) for cell in cells}
+    whole, belief = D._joint(scores, prior, censored=False)
+    assert whole[(0, 0)].label == "unknown" and whole[(0, 0)].confidence == 0.0 and belief[(0, 0)] > 0.5
+    ruled = D.table_readings(scores, prior)
+    assert ruled[(0, 0)].label in ("dune_back", "water_back", "crash_site_back")
+    assert ruled[(0, 0)].confidence <= 1.0 - belief[(0, 0)] + 1e-12 and ruled[(0, 0)].confidence < 0.5
 
 
 def test_the_clipped_share_counts_each_saturated_channel_value():

@@ -848,7 +848,7 @@ def table_readings(scores: Mapping[object, CellScores],
     cells = list(scores)
     if sum(s.best >= UNKNOWN_LEVEL for s in scores.values()) < min(LEAST_TILES, len(cells)):
         return {c: FlatReading("unknown", 0.0, 0.0) for c in cells}
-    seen = _joint(scores, prior, censored=False)
+    seen, belief = _joint(scores, prior, censored=False)
     if not prior or not any(s.clipped > 0.0 for s in scores.values()):
         return seen
     # with a prior that says where things lie (the set-up; the faces the engine expects after a
@@ -856,15 +856,26 @@ def table_readings(scores: Mapping[object, CellScores],
     # otherwise than from the whole evidence is believed only as far as that reading left room;
     # without a prior the rules' counts cannot place what the camera cannot see (tried on
     # development stills 5105, 5106: the storm went to a tile when the white mat clipped)
-    ruled = _joint(scores, prior, censored=True)
-    return {c: r if r.label == seen[c].label else replace(r, confidence=min(r.confidence, 1.0 - seen[c].confidence))
-            for c, r in ruled.items()}
+    # and never surer than the whole evidence: where the two agree, the smaller confidence (the
+    # tempered evidence weighs less against the prior's label, review finding); where they
+    # differ, at most what the whole reading left (its max-marginal even where it reads
+    # ``unknown``, which shows confidence 0), with no margin
+    ruled, _ = _joint(scores, prior, censored=True)
+    out = {}
+    for c, r in ruled.items():
+        if r.label == seen[c].label:
+            out[c] = r if r.confidence <= seen[c].confidence else seen[c]
+        else:
+            out[c] = replace(r, confidence=min(r.confidence, 1.0 - belief[c]), margin=0.0)
+    return out
 
 
 def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[str, float]] | None,
-           censored: bool) -> dict[object, FlatReading]:
+           censored: bool) -> tuple[dict[object, FlatReading], dict[object, float]]:
     """:func:`table_readings`' assignment and max-marginals, each cell's evidence tempered by its
-    clipped share when ``censored`` (:func:`_log_probs`)."""
+    clipped share when ``censored`` (:func:`_log_probs`): the readings, and per cell the
+    probability of its reading from the max-marginal (also where the reading is ``unknown``,
+    whose confidence is reported as 0)."""
     from scipy.optimize import linear_sum_assignment
 
     cells = list(scores)
@@ -893,7 +904,7 @@ def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[s
     cost[:, storm_col] -= _FORCE
     rows, picked = linear_sum_assignment(cost)
     total = float(cost[rows, picked].sum())
-    out = {}
+    out, belief = {}, {}
     for i, cell in enumerate(cells):
         label = best_side(cell, cols[picked[i]][1])[1]
         alt = cost.copy()                       # only this cell's row changes: its reading is banned
@@ -903,10 +914,11 @@ def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[s
         delta = max(0.0, float(alt[r2, p2].sum()) - total)
         runner = best_side(cell, cols[p2[i]][1], label)[1]
         conf = 1.0 / (1.0 + math.exp(-min(delta, 50.0)))
+        belief[cell] = conf
         if label == "unknown":
             conf, delta = 0.0, 0.0
         out[cell] = FlatReading(label, conf, delta, (runner,) if runner and runner != label else ())
-    return out
+    return out, belief
 
 
 def single_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatReading]:
