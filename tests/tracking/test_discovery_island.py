@@ -649,9 +649,8 @@ def test_a_blurred_crop_is_the_crop_blurred_with_what_lies_round_it():
 
 def test_the_number_and_mark_are_taught_blurred_as_prototypes_of_their_own(model):
     """kit/10: every design of the number and the mark has a sharp and a blurred prototype of the
-    same label; the tile keeps one per design. The margins are read in the units of a
-    48-dimension discriminant, whatever the classifier keeps."""
-    from assistant.vision.kits.discovery_island_detect import BLUR_TEACH_MM, margin_units
+    same label; the tile keeps one per design."""
+    from assistant.vision.kits.discovery_island_detect import BLUR_TEACH_MM
 
     for kind in ("number", "mark"):
         clf = model.of(kind)
@@ -662,9 +661,35 @@ def test_the_number_and_mark_are_taught_blurred_as_prototypes_of_their_own(model
             sharp = names.index(n[: -len(" (blurred)")])
             assert clf.prototype_label[names.index(n)] == clf.prototype_label[sharp]
         assert clf.manifest["source"]["blur_mm"] == list(BLUR_TEACH_MM)
-        assert margin_units(clf) == pytest.approx(97 / 48)        # 49 sharp and 49 blurred prototypes
     assert not any(n.endswith(" (blurred)") for n in model.tile.prototype_names)
-    assert margin_units(model.tile) == 1.0
+
+
+def test_a_sure_margin_is_the_same_calibrated_evidence_whatever_the_classifier(model):
+    """``margin_units`` scales a margin by the reference temperature over the classifier's own,
+    so margin / temperature (calibrated log-odds) decides, not the discriminant's dimensions:
+    a classifier twice as hot needs a raw margin twice as wide to be as sure. kit/10's tile is
+    taught as kit/9's (factor 1); its number and mark are calibrated cooler than kit/9's, by
+    less than their 97 / 48 dimensions say (the old factor, which made readings sure on
+    3.9-4.3 nats instead of 5.1)."""
+    from types import SimpleNamespace
+
+    from assistant.vision.kits.discovery_island_detect import MARGIN_TEMPERATURE, SURE, margin_units
+
+    cool = SimpleNamespace(temperature=0.1, manifest={"slot": "mark"})
+    hot = SimpleNamespace(temperature=0.2, manifest={"slot": "mark"})
+    assert margin_units(cool) == pytest.approx(2 * margin_units(hot))
+    assert margin_units(hot) == pytest.approx(MARGIN_TEMPERATURE["mark"] / 0.2)
+    # the sure margin asks for the same log-odds: SURE margin / factor / temperature is constant
+    for kind in ("number", "mark"):
+        clf = model.of(kind)
+        nats = SURE[kind][1] / margin_units(clf) / clf.temperature
+        assert nats == pytest.approx(SURE[kind][1] / MARGIN_TEMPERATURE[kind])
+        assert 1.0 < margin_units(clf) < np.asarray(clf.prototypes).shape[1] / 48
+    assert margin_units(model.tile) == pytest.approx(1.0, abs=1e-4)
+    for bad in (SimpleNamespace(temperature=0.1, manifest={}), SimpleNamespace(temperature=0.0, manifest={"slot": "tile"}),
+                SimpleNamespace(temperature=float("nan"), manifest={"slot": "number"})):
+        with pytest.raises(ValueError):
+            margin_units(bad)
 
 
 @pytest.mark.parametrize("still, slot, want", [(114, ("mark", 0, 6), "event:storm"), (207, ("mark", 2, 5), "shortcut"),

@@ -107,13 +107,15 @@ MODEL_VERSION = "discovery-island-kit/10"
 #: above 1.5 (number), 2.4 (mark), 3.7 (tile) in 99 % of cases; the confidence, which falls when
 #: a crop is far from every taught design (a strange light), only vetoes the absurd.
 SURE = {"tile": (0.005, 2.0), "number": (0.005, 1.0), "mark": (0.005, 1.0)}
-#: the discriminant dimensions the margins of :data:`SURE` were set for. A label score is
-#: ``-d^2 / (2k)`` for a squared whitened distance ``d^2`` over the discriminant's ``k`` dimensions
-#: (:func:`~assistant.vision.classify.fit_classifier`), so the same log-likelihood ratio
-#: ``-delta(d^2) / 2`` gives a margin ``k / 48`` times smaller in a classifier of ``k`` dimensions;
-#: :func:`margin_units` puts every margin back into the units of 48 dimensions (every classifier
-#: until kit/9 kept 48; kit/10's number and mark keep 97, a sharp and a blurred prototype per design)
-MARGIN_DIMS = 48
+#: the calibrated temperatures (score units; :func:`~assistant.vision.classify.fit_classifier`) of
+#: the kit/9 classifiers, the last whose margins :data:`SURE`'s were set in (48 discriminant
+#: dimensions, one prototype per design). A margin divided by its classifier's temperature is a
+#: calibrated log-odds; :func:`margin_units` puts it back into score units of these temperatures, so
+#: a sure margin is the same evidence in every kit: 1.0 / 0.197 = 5.1 nats for the number and the
+#: mark, 2.0 / 0.272 = 7.3 for the tile. (kit/10 read its margins times ``k / 48``, the ratio of
+#: discriminant dimensions, 2.02 for 97: a sure number on 3.9 nats, a sure mark on 4.3.) The tile
+#: is taught as in kit/9, so its factor is 1.
+MARGIN_TEMPERATURE = {"tile": 0.27212, "number": 0.19692, "mark": 0.19692}
 #: a face whose panel crop's (``REGIONS["panel"]``) 3rd grey percentile is this close to its 97th is washed out by glare:
 #: its number and mark are then not trusted (on the tuning views no tile without glare went above
 #: 0.57, and every glare-washed misread was above 0.65)
@@ -590,7 +592,7 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         Slots ``(kind, col, row)``; ``second`` is the runner-up label. With all three kinds the
         labels are those of the best design (:func:`kit_decode`) and the margin is the smaller of
         the design's margin and the slot classifier's own (0 when it preferred another label);
-        margins are in the units of a 48-dimension discriminant (:func:`margin_units`).
+        margins are in the score units of :data:`MARGIN_TEMPERATURE` (:func:`margin_units`).
 
     Raises
     ------
@@ -649,27 +651,41 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
 
 def margin_units(clf: CellClassifier) -> float:
     """The factor that puts a margin of ``clf``'s label scores into the units :data:`SURE`'s margins
-    were set in: the classifier's discriminant dimensions over :data:`MARGIN_DIMS`.
+    were set in: :data:`MARGIN_TEMPERATURE` of its slot kind over the classifier's own calibrated
+    temperature.
 
-    A label score is ``-d^2 / (2k)`` (:func:`~assistant.vision.classify.fit_classifier`, ``k`` the
-    discriminant's dimensions), so a margin times ``k`` is the Gaussian log-likelihood ratio
-    ``-delta(d^2) / 2`` of the two labels, whatever ``k``; divided by :data:`MARGIN_DIMS` it is in
-    the score units of a 48-dimension classifier, as every classifier until kit/9 was (factor 1).
-    Only approximately the same evidence: the calibrated temperatures of kit/9 and kit/10 differ
-    by 1.54 (number) and 1.71 (mark), not 97 / 48 = 2.02, so a kit/10 reading is sure on somewhat
-    less evidence than a kit/9 one was (README, Discovery Island kit figures).
+    A margin over the temperature is the calibrated log-likelihood ratio of the two labels
+    (temperature scaling, Guo et al., ICML 2017, fitted by
+    :func:`~assistant.vision.classify.fit_classifier` on the calibration views), so after this
+    factor a sure margin asks for the same calibrated evidence whatever the classifier's
+    dimensions or prototypes (kit/10: number 0.19692 / 0.12794 = 1.54, mark 0.19692 / 0.11486 =
+    1.71, tile 1; kit/10 read ``k / 48`` = 2.02 instead, the discriminant's dimensions, which
+    made a reading sure on less evidence than the calibration gives, README).
 
     Parameters
     ----------
     clf : CellClassifier
-        A taught classifier (its ``prototypes`` array, ``(n, k)`` float, gives ``k``).
+        A taught classifier of a slot kind of :data:`SLOT_KINDS` (its manifest's ``slot``) with a
+        fitted ``temperature`` > 0.
 
     Returns
     -------
     float
-        ``k / MARGIN_DIMS``, > 0.
+        ``MARGIN_TEMPERATURE[slot] / clf.temperature``, > 0.
+
+    Raises
+    ------
+    ValueError
+        For a classifier whose manifest names no slot kind of :data:`SLOT_KINDS`, or whose
+        temperature is not a finite number > 0.
     """
-    return float(np.asarray(clf.prototypes).shape[1]) / MARGIN_DIMS
+    slot = (clf.manifest or {}).get("slot") if isinstance(clf.manifest, dict) else None
+    if slot not in MARGIN_TEMPERATURE:
+        raise ValueError(f"a classifier of slot kind {slot!r}: margins are scaled for {', '.join(SLOT_KINDS)}")
+    temperature = float(clf.temperature)
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"need a calibrated temperature > 0, got {temperature}")
+    return MARGIN_TEMPERATURE[slot] / temperature
 
 
 def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
