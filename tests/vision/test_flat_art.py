@@ -160,6 +160,24 @@ def test_the_clipped_share_counts_each_saturated_channel_value():
     assert D.clipped_share(image, (0.0, 0.0), (-500.0, -500.0)) == 0.0              # outside the image
 
 
+def test_a_glare_lifting_the_art_to_the_mats_white_counts_as_washed():
+    """Veiling glare need not clip: values within VEIL_SHARE of the mat's own white count, per
+    channel; a surround no lighter than the tiles (a dark bare table) is no white reference."""
+    image = np.full((200, 200, 3), 120, np.uint8)
+    image[:100] = (215, 222, 226)                                    # the top half lifted near the mat's white
+    centre = (100 / D.FINE_PPM, 100 / D.FINE_PPM)
+    assert D.clipped_share(image, (0.0, 0.0), centre) == 0.0          # nothing clipped
+    mat = np.float32([230, 236, 240])
+    levels = D.wash_levels(mat, [120.0, 125.0, 230.0])
+    assert levels == pytest.approx(D.VEIL_SHARE * mat)
+    assert D.clipped_share(image, (0.0, 0.0), centre, levels) == pytest.approx(0.5, abs=0.05)
+    assert D.clipped_share(np.full_like(image, 200), (0.0, 0.0), centre, levels) == 0.0   # bright art, not washed
+    dark_table = D.wash_levels(np.float32([60, 80, 100]), [120.0, 125.0, 130.0])
+    assert list(dark_table) == [D.CLIP_LEVEL] * 3
+    assert list(D.wash_levels(mat, [])) == [D.CLIP_LEVEL] * 3
+    assert (D.wash_levels(np.float32([255, 255, 255]), [120.0]) <= D.CLIP_LEVEL).all()
+
+
 def test_a_blank_frame_reads_unknown_everywhere():
     """Nothing fits anywhere (a black frame with corners given): no storm, no tile, no confidence."""
     cells = [(r, c) for r in range(5) for c in range(5)]
