@@ -149,6 +149,24 @@ def test_a_clipped_cell_the_whole_evidence_reads_unknown_is_capped_by_that_readi
     assert ruled[(0, 0)].confidence <= 1.0 - belief[(0, 0)] + 1e-12 and ruled[(0, 0)].confidence < 0.5
 
 
+def test_a_washed_cells_shortlist_is_tempered_like_its_scores():
+    """A label left off a cell's shortlist costs ``UNLISTED_PENALTY`` under the weakest listed
+    one; where the camera saw nothing (clipped share 1) that cost is tempered away with the rest
+    of the evidence, so the prior decides even for a label the shortlist left out."""
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    # backs nearly alike everywhere, so that the rules' counts cost little whichever cell gives way
+    scores = {cell: _scores(0.8, {"dune_back": 0.8, "water_back": 0.79, "crash_site_back": 0.78}) for cell in cells}
+    scores[(2, 2)] = _scores(0.2, {"dune_back": 0.2}, empty=1.0)                 # the storm cell
+    scores[(0, 0)] = replace(_scores(0.8, {"dune_back": 0.8, "water_back": 0.8, "crash_site_back": 0.8}), clipped=1.0)
+    prior = {(0, 0): {"gear": 1.0}}                                     # e.g. the face the engine expects
+    seen, belief = D._joint(scores, prior, censored=False)
+    ruled, _ = D._joint(scores, prior, censored=True)
+    assert seen[(0, 0)].label != "gear"                                  # the untempered penalty outweighs 1 nat
+    assert ruled[(0, 0)].label == "gear"
+    final = D.table_readings(scores, prior)[(0, 0)]
+    assert final.label == "gear" and final.confidence <= 1.0 - belief[(0, 0)] + 1e-12
+
+
 def test_the_clipped_share_counts_each_saturated_channel_value():
     image = np.full((200, 200, 3), 120, np.uint8)
     image[:100, :, 2] = 255                                          # the top half: red clipped

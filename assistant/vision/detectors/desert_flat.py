@@ -924,7 +924,9 @@ def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[s
     floor = {}                                  # per cell: the log-probability of a label not listed
     for c in cells:
         listed = [v for k, v in logp[c].items() if k not in ("storm", "unknown")]
-        floor[c] = (min(listed) if listed else logp[c]["unknown"]) - UNLISTED_PENALTY * WEIGHTS["fine"]
+        # the shortlist is evidence too: tempered like the rest where the camera was washed out
+        weight = 1.0 - scores[c].clipped if censored else 1.0
+        floor[c] = (min(listed) if listed else logp[c]["unknown"]) - weight * UNLISTED_PENALTY * WEIGHTS["fine"]
 
     prior = prior or {}
 
