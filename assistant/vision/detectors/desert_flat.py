@@ -721,9 +721,12 @@ def bare_share(image: np.ndarray, origin_mm, centre_mm, bare: np.ndarray) -> flo
 #: against 231, and on own-art stress renders 900-939 95 against 31)
 CLIP_LEVEL, CLIP_HALF_MM = 250, 28.0
 #: a lamp's veiling glare need not clip: it lifts a tile towards the white of the mat, and a value
-#: within ``VEIL_SHARE`` of the mat's own white (per channel) says as little about the art as a
-#: clipped one, since the mat's paper is the brightest thing the table's print holds (chosen on
-#: development set-up tables of the second renderer among 0.85-1.0, see :func:`wash_levels`)
+#: within ``VEIL_SHARE`` of the bare mat's colour around the grid (per channel) is counted with the
+#: clipped ones. That is a coarse cue, not a proof of glare: the bare storm cell counts as washed
+#: whole (its evidence is then the prior's, where a prior is given), and the lightest tile art
+#: (the water backs' and some dunes' sky) counts in part where the light falls off towards the
+#: mat's edge (second renderer, development table 24000, normal light: tiles 0-0.19). Chosen on
+#: development set-up tables of the second renderer among 0.85-1.0 (see the README)
 VEIL_SHARE = 0.9
 
 
@@ -750,8 +753,15 @@ def wash_levels(bare: np.ndarray, cell_means: Sequence[float]) -> np.ndarray:
     -------
     (3,) float32
         ``min(CLIP_LEVEL, VEIL_SHARE * bare)`` where the surround is lighter than the median
-        cell (the mat's white paper, the brightest printed thing on the table); ``CLIP_LEVEL``
-        in every channel otherwise (a dark bare table is no white reference). Raises nothing.
+        cell (the mat's white paper); ``CLIP_LEVEL`` in every channel otherwise (a dark bare
+        table is no white reference) and for an empty ``cell_means``. On a read of a few cells
+        the median rests on those cells alone (the storm cell read alone gives ``CLIP_LEVEL``);
+        only whole-table reads with a prior use the share (:func:`table_readings`).
+
+    Raises
+    ------
+    ValueError
+        When ``bare`` does not hold 3 values.
     """
     bare = np.asarray(bare, np.float32).reshape(3)
     if not len(cell_means) or float(bare.mean()) <= float(np.median(cell_means)):
@@ -759,7 +769,7 @@ def wash_levels(bare: np.ndarray, cell_means: Sequence[float]) -> np.ndarray:
     return np.minimum(np.float32(CLIP_LEVEL), np.float32(VEIL_SHARE) * bare)
 
 
-def clipped_share(image: np.ndarray, origin_mm, centre_mm, levels=CLIP_LEVEL) -> float:
+def clipped_share(image: np.ndarray, origin_mm, centre_mm, levels: float | np.ndarray = CLIP_LEVEL) -> float:
     """The share of channel values, in the ``CLIP_HALF_MM`` square around ``centre_mm`` of a
     ``FINE_PPM`` rectified image ``(H, W, 3) uint8`` (pixel (0, 0) at ``origin_mm``), that
     reach ``levels`` (a number, or ``(3,)`` per channel, :func:`wash_levels`): 0..1 (0 for a
