@@ -238,6 +238,23 @@ def test_a_tile_washed_out_by_glare_is_not_taken_for_the_storm_cell(photo_det):
 
 
 @needs_photos
+def test_a_tile_a_glare_lifts_to_the_mats_white_without_clipping_is_what_the_set_up_says(photo_det):
+    """Development stress table 23338 (second renderer; a regression test, not evidence): a lamp's
+    glare lifts the dune back at E4 towards the mat's white with hardly a channel clipped (5 %),
+    and it read a clue face; counting values within ``VEIL_SHARE`` of the mat's own white as
+    washed, the set-up's rules decide: a dune back, flagged, and the whole table right."""
+    from assistant.bench import desert_setup as bench
+
+    frame, h, k, truth = next(bench.second_openings(23338, 1, "stress"))
+    _faces, scores = photo_det.read_flat(frame, h, None, True, None)
+    assert scores[(3, 4)].clipped > 0.3                               # washed, though hardly clipped
+    read = read_setup(photo_det, frame, h, k, bench.players_of(truth))
+    assert read.readings[("face", 3, 4)].label == truth[("face", 3, 4)] == "dune_back"
+    assert (3, 4) in {f.cell for f in read.flags}
+    assert not wrong_cells(read.readings, truth)
+
+
+@needs_photos
 def test_a_crowd_of_pawns_the_tile_fit_took_for_art_is_found_in_the_table_light(photo_det):
     """Development stress table 24517 (second renderer; a regression test, not evidence): five
     pawns on the crash site broke its fit with a gain too low to count anything as covering it,

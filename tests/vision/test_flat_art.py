@@ -149,6 +149,24 @@ def test_a_clipped_cell_the_whole_evidence_reads_unknown_is_capped_by_that_readi
     assert ruled[(0, 0)].confidence <= 1.0 - belief[(0, 0)] + 1e-12 and ruled[(0, 0)].confidence < 0.5
 
 
+def test_a_washed_cells_shortlist_is_tempered_like_its_scores():
+    """A label left off a cell's shortlist costs ``UNLISTED_PENALTY`` under the weakest listed
+    one; where the camera saw nothing (clipped share 1) that cost is tempered away with the rest
+    of the evidence, so the prior decides even for a label the shortlist left out."""
+    cells = [(r, c) for r in range(5) for c in range(5)]
+    # backs nearly alike everywhere, so that the rules' counts cost little whichever cell gives way
+    scores = {cell: _scores(0.8, {"dune_back": 0.8, "water_back": 0.79, "crash_site_back": 0.78}) for cell in cells}
+    scores[(2, 2)] = _scores(0.2, {"dune_back": 0.2}, empty=1.0)                 # the storm cell
+    scores[(0, 0)] = replace(_scores(0.8, {"dune_back": 0.8, "water_back": 0.8, "crash_site_back": 0.8}), clipped=1.0)
+    prior = {(0, 0): {"gear": 1.0}}                                     # e.g. the face the engine expects
+    seen, belief = D._joint(scores, prior, censored=False)
+    ruled, _ = D._joint(scores, prior, censored=True)
+    assert seen[(0, 0)].label != "gear"                                  # the untempered penalty outweighs 1 nat
+    assert ruled[(0, 0)].label == "gear"
+    final = D.table_readings(scores, prior)[(0, 0)]
+    assert final.label == "gear" and final.confidence <= 1.0 - belief[(0, 0)] + 1e-12
+
+
 def test_the_clipped_share_counts_each_saturated_channel_value():
     image = np.full((200, 200, 3), 120, np.uint8)
     image[:100, :, 2] = 255                                          # the top half: red clipped
@@ -158,6 +176,24 @@ def test_the_clipped_share_counts_each_saturated_channel_value():
     assert D.clipped_share(image, (0.0, 0.0), centre) == pytest.approx(0.5, abs=0.05)
     assert D.clipped_share(np.full_like(image, 249), (0.0, 0.0), centre) == 0.0
     assert D.clipped_share(image, (0.0, 0.0), (-500.0, -500.0)) == 0.0              # outside the image
+
+
+def test_a_glare_lifting_the_art_to_the_mats_white_counts_as_washed():
+    """Veiling glare need not clip: values within VEIL_SHARE of the mat's own white count, per
+    channel; a surround no lighter than the tiles (a dark bare table) is no white reference."""
+    image = np.full((200, 200, 3), 120, np.uint8)
+    image[:100] = (215, 222, 226)                                    # the top half lifted near the mat's white
+    centre = (100 / D.FINE_PPM, 100 / D.FINE_PPM)
+    assert D.clipped_share(image, (0.0, 0.0), centre) == 0.0          # nothing clipped
+    mat = np.float32([230, 236, 240])
+    levels = D.wash_levels(mat, [120.0, 125.0, 230.0])
+    assert levels == pytest.approx(D.VEIL_SHARE * mat)
+    assert D.clipped_share(image, (0.0, 0.0), centre, levels) == pytest.approx(0.5, abs=0.05)
+    assert D.clipped_share(np.full_like(image, 200), (0.0, 0.0), centre, levels) == 0.0   # bright art, not washed
+    dark_table = D.wash_levels(np.float32([60, 80, 100]), [120.0, 125.0, 130.0])
+    assert list(dark_table) == [D.CLIP_LEVEL] * 3
+    assert list(D.wash_levels(mat, [])) == [D.CLIP_LEVEL] * 3
+    assert list(D.wash_levels(np.float32([255, 255, 255]), [120.0])) == pytest.approx([D.VEIL_SHARE * 255] * 3)
 
 
 def test_a_blank_frame_reads_unknown_everywhere():

@@ -20,8 +20,9 @@ Scores become readings in two ways:
   linear_sum_assignment``); a cell's confidence comes from how much likelier the best table is
   than the best table that reads the cell otherwise (a max-marginal). With a prior that places the
   table (the set-up's rules, the faces the engine expects after a storm card) each cell's
-  evidence is weighed by the share of it the camera did not clip (:func:`clipped_share`): a tile
-  washed out by glare is then what the rules leave for it, unsure.
+  evidence is weighed by the share of it the camera did not clip nor a glare lift to the mat's
+  own white (:func:`clipped_share`): a tile washed out by glare is then what the rules leave
+  for it, unsure.
 
 Before either, the labels fitted to a cell are told apart in the table's light (the light of
 the frame, from every tile's best fit): the backs where their pictures differ
@@ -43,7 +44,7 @@ import importlib
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -268,8 +269,9 @@ class CellScores:
         empty when neither was done (no table light: a read of fewer than
         ``desert_fit.LIGHT_CELLS`` cells, as the live loop's reads of the changed cells are).
     clipped : float
-        The share of the cell's centre (:func:`clipped_share`) where the camera clipped: what
-        the rules weigh against the camera's evidence (:func:`table_readings`).
+        The share of the cell's centre (:func:`clipped_share`) where the camera clipped or a
+        glare lifted the art to the mat's own white (:func:`wash_levels`): what the rules weigh
+        against the camera's evidence (:func:`table_readings`).
     fitted : (crop, origin_mm, dict label -> Fit) or None
         The pictures of the labels near the cell's best fitted to the cell
         (:func:`~.desert_fit.fit_picture` on :func:`~.desert_fit.cell_crop`), kept so that what
@@ -410,7 +412,9 @@ class DesertFlat:
         windows = {c: (*self.layout.cell(c).center_mm, SEARCH_MM) for c in cells}
         bare = self.bare_colour(frame, homography)
         empty = {c: bare_share(fine_img, region[:2], self.layout.cell(c).center_mm, bare) for c in cells}
-        clipped = {c: clipped_share(fine_img, region[:2], self.layout.cell(c).center_mm) for c in cells}
+        squares = {c: _centre_square(fine_img, region[:2], self.layout.cell(c).center_mm) for c in cells}
+        levels = wash_levels(bare, [float(q.mean()) for q in squares.values() if q.size])
+        clipped = {c: clipped_share(fine_img, region[:2], self.layout.cell(c).center_mm, levels) for c in cells}
         found = None
         if len(cells) >= 20:
             found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
@@ -716,22 +720,67 @@ def bare_share(image: np.ndarray, origin_mm, centre_mm, bare: np.ndarray) -> flo
 #: with any channel clipped read as many tables right, 57 of 60, but flagged 275 cells read right
 #: against 231, and on own-art stress renders 900-939 95 against 31)
 CLIP_LEVEL, CLIP_HALF_MM = 250, 28.0
+#: a lamp's veiling glare need not clip: it lifts a tile towards the white of the mat, and a value
+#: within ``VEIL_SHARE`` of the bare mat's colour around the grid (per channel) is counted with the
+#: clipped ones. That is a coarse cue, not a proof of glare: the bare storm cell counts as washed
+#: whole (its evidence is then the prior's, where a prior is given), and the lightest tile art
+#: (the water backs' and some dunes' sky) counts in part where the light falls off towards the
+#: mat's edge (second renderer, development table 24000, normal light: tiles 0-0.19). Chosen on
+#: development set-up tables of the second renderer among 0.85-1.0 (see the README)
+VEIL_SHARE = 0.9
 
 
-def clipped_share(image: np.ndarray, origin_mm, centre_mm) -> float:
-    """The share of channel values, in the ``CLIP_HALF_MM`` square around ``centre_mm`` of a
-    ``FINE_PPM`` rectified image ``(H, W, 3) uint8`` (pixel (0, 0) at ``origin_mm``), that
-    reach ``CLIP_LEVEL``: 0..1 (0 for a square outside the image). Under a lamp's glare a
-    tile's art washes out to the white of the mat: where the camera clipped it cannot tell a
-    tile from the bare mat, nor one tile from another (a clipped value says only "this bright
-    or brighter", a censored observation)."""
+def _centre_square(image: np.ndarray, origin_mm, centre_mm) -> np.ndarray:
+    """The ``2 * CLIP_HALF_MM`` square around ``centre_mm`` of a ``FINE_PPM`` rectified image
+    (pixel (0, 0) at ``origin_mm``), clipped to the image: ``(h, w, 3)``, possibly empty."""
     cx = (centre_mm[0] - origin_mm[0]) * FINE_PPM
     cy = (centre_mm[1] - origin_mm[1]) * FINE_PPM
     r = CLIP_HALF_MM * FINE_PPM
-    patch = image[max(int(cy - r), 0):max(int(cy + r) + 1, 0), max(int(cx - r), 0):max(int(cx + r) + 1, 0)]
+    return image[max(int(cy - r), 0):max(int(cy + r) + 1, 0), max(int(cx - r), 0):max(int(cx + r) + 1, 0)]
+
+
+def wash_levels(bare: np.ndarray, cell_means: Sequence[float]) -> np.ndarray:
+    """Per channel, the level at or above which a value counts as washed out (:func:`clipped_share`).
+
+    Parameters
+    ----------
+    bare : (3,) float
+        The bare surround's BGR (:meth:`DesertFlat.bare_colour`), 0-255.
+    cell_means : sequence of float
+        Each cell's mean grey level (0-255) over its centre square.
+
+    Returns
+    -------
+    (3,) float32
+        ``min(CLIP_LEVEL, VEIL_SHARE * bare)`` where the surround is lighter than the median
+        cell (the mat's white paper); ``CLIP_LEVEL`` in every channel otherwise (a dark bare
+        table is no white reference) and for an empty ``cell_means``. On a read of a few cells
+        the median rests on those cells alone (the storm cell read alone gives ``CLIP_LEVEL``);
+        only whole-table reads with a prior use the share (:func:`table_readings`).
+
+    Raises
+    ------
+    ValueError
+        When ``bare`` does not hold 3 values.
+    """
+    bare = np.asarray(bare, np.float32).reshape(3)
+    if not len(cell_means) or float(bare.mean()) <= float(np.median(cell_means)):
+        return np.full(3, CLIP_LEVEL, np.float32)
+    return np.minimum(np.float32(CLIP_LEVEL), np.float32(VEIL_SHARE) * bare)
+
+
+def clipped_share(image: np.ndarray, origin_mm, centre_mm, levels: float | np.ndarray = CLIP_LEVEL) -> float:
+    """The share of channel values, in the ``CLIP_HALF_MM`` square around ``centre_mm`` of a
+    ``FINE_PPM`` rectified image ``(H, W, 3) uint8`` (pixel (0, 0) at ``origin_mm``), that
+    reach ``levels`` (a number, or ``(3,)`` per channel, :func:`wash_levels`): 0..1 (0 for a
+    square outside the image). Under a lamp's glare a tile's art washes out to the white of the
+    mat: where the camera clipped, or the glare lifted the art to the mat's own white, it
+    cannot tell a tile from the bare mat, nor one tile from another (a clipped value says only
+    "this bright or brighter", a censored observation)."""
+    patch = _centre_square(image, origin_mm, centre_mm)
     if patch.size == 0:
         return 0.0
-    return float((patch >= CLIP_LEVEL).mean())
+    return float((patch >= np.asarray(levels, np.float32)).mean())
 
 
 def _softmax(z: Mapping[str, float]) -> dict[str, float]:
@@ -885,7 +934,9 @@ def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[s
     floor = {}                                  # per cell: the log-probability of a label not listed
     for c in cells:
         listed = [v for k, v in logp[c].items() if k not in ("storm", "unknown")]
-        floor[c] = (min(listed) if listed else logp[c]["unknown"]) - UNLISTED_PENALTY * WEIGHTS["fine"]
+        # the shortlist is evidence too: tempered like the rest where the camera was washed out
+        weight = 1.0 - scores[c].clipped if censored else 1.0
+        floor[c] = (min(listed) if listed else logp[c]["unknown"]) - weight * UNLISTED_PENALTY * WEIGHTS["fine"]
 
     prior = prior or {}
 
