@@ -40,9 +40,10 @@ ARROW_SIDE_SCALE = 0.08                        #: ink difference of the two zone
 #: no such reading below a ring ink of ARROW_BLACK_MIN (no black to compare with). Tuned on the
 #: development stress stills 3,000-3,239 (issue 18): bare edges between pieces read one clearing
 #: and one forest reach 0.36 (99.9th percentile of 3,363; largest 0.49), drawn arrows 0.55 (0.1th
-#: percentile of 13,576). The darker zone must also reach ARROW_NONE_BELOW (an absolute floor: a
-#: faint shadow of ink 0.1 beside paper is no head, whatever the ring's ink); on those stills the
-#: drawn arrows so read have a darker zone of 0.175 or more (144 of 144 kept)
+#: percentile of 13,576; the ring taken against its own white). The darker zone must also reach
+#: ARROW_NONE_BELOW (an absolute floor: a faint shadow of ink 0.1 beside paper is no head, whatever
+#: the ring's ink); on those stills the drawn arrows so read have a darker zone of 0.175 or more
+#: (144 of 144 kept)
 ARROW_REL_AT, ARROW_REL_SCALE, ARROW_BLACK_MIN = 0.45, 0.1, 0.15
 
 
