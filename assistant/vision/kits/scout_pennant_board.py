@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...tracking.base import Reading
+from ...tracking.base import MIN_MARGIN, Reading
 from ..mats import Edge, MatLayout, mat_layout
 from .scout_pennant import GAME
 from .scout_pennant_colour import green_boundary, pennant_refs
@@ -35,6 +35,41 @@ SUSPECT_Z = 3.0             #: standard errors of hand placement beyond which th
 ARROW_ZONE_MM = (1.0, 4.0, 2.5)        #: along from, along to, half across
 ARROW_NONE_BELOW, ARROW_ABOVE, ARROW_SCALE = 0.17, 0.40, 0.05   #: darker zone's ink: none, dead band, arrow
 ARROW_SIDE_SCALE = 0.08                        #: ink difference of the two zones
+#: the two zones' ink difference over the edge's clearing ring's ink (the print's black as this
+#: frame shows it) above which an edge the absolute inks leave unsure reads an arrow, and its scale;
+#: no such reading below a ring ink of ARROW_BLACK_MIN (no black to compare with). Tuned on the
+#: development stress stills 3,000-3,239 (issue 18): bare edges between pieces read one clearing
+#: and one forest reach 0.36 (99.9th percentile of 3,363; largest 0.49), drawn arrows 0.55 (0.1th
+#: percentile of 13,576; the ring taken against its own white). The darker zone must also reach
+#: ARROW_NONE_BELOW (an absolute floor: a faint shadow of ink 0.1 beside paper is no head, whatever
+#: the ring's ink); on those stills the drawn arrows so read have a darker zone of 0.175 or more
+#: (144 of 144 kept)
+ARROW_REL_AT, ARROW_REL_SCALE, ARROW_BLACK_MIN = 0.45, 0.1, 0.15
+
+
+def ring_black(ring: float, ring_white: np.ndarray, edge_white: np.ndarray) -> float:
+    """A clearing's ring ink re-expressed against the white an edge's zones are measured with.
+
+    :attr:`HexLook.ring` is ink against the clearing's own paper white ``ring_white`` (``1 -
+    mean(B / wB, G / wG, R / wR)``), an edge's zones against ``edge_white`` (the mean of its two
+    hexes' whites); where these differ the ratio of the two inks would be biased (whites 200 and
+    250 inflate it 1.33x). Taking the ring's black as grey (the same level ``1 - ring`` of each
+    channel's white), its ink against ``edge_white`` is ``1 - (1 - ring) * mean(w_c / e_c)``.
+
+    Parameters
+    ----------
+    ring : float
+        The ring's median ink (0-1) against ``ring_white``.
+    ring_white, edge_white : (3,) float
+        BGR paper whites (0-255); values below 1 count as 1.
+
+    Returns
+    -------
+    float
+        The ring's ink against ``edge_white``, clipped to ``[0, 1]``.
+    """
+    scale = np.maximum(np.asarray(ring_white, np.float64), 1.0) / np.maximum(np.asarray(edge_white, np.float64), 1.0)
+    return float(np.clip(1.0 - (1.0 - ring) * float(np.mean(scale)), 0.0, 1.0))
 
 
 @lru_cache(maxsize=4)
@@ -51,8 +86,18 @@ def _arrow_zones(ppm: float):
 
 
 def arrow_reading(frame: np.ndarray, homography: np.ndarray, edge: Edge, white: np.ndarray,
-                  ppm: float = PPM, visible: bool = True, washed: bool = False) -> Reading:
+                  ppm: float = PPM, visible: bool = True, washed: bool = False,
+                  black: float | None = None) -> Reading:
     """``none`` / ``forward`` (``edge.a -> edge.b``) / ``backward`` on one edge (module docstring).
+
+    The darker zone's ink against fixed levels says whether an arrow's solid head lies there.
+    Glare, a lamp that clips the paper and a strong defocus lift the head's black to an ink of
+    0.2-0.3 (the dead band between ``none`` and an arrow); there the two zones' difference
+    measured against the print's black *as the same frame shows it* (``black``: the ink of the
+    ring of the edge's clearing, printed in the same black, as blurred and as lifted) still tells
+    the head from the hollow tail (issue 18: the development stress stills' 149 drawn arrows read
+    ``none``). Only an unsure or washed ``none`` can turn into an arrow that way, and the arrow so
+    read is unsure (margin at most ``CAPPED``); a sure ``none`` or any arrow is left as read.
 
     Parameters
     ----------
@@ -67,12 +112,18 @@ def arrow_reading(frame: np.ndarray, homography: np.ndarray, edge: Edge, white: 
         Both hexes lie inside the frame (else confidence 0).
     washed : bool
         A hex of the edge is washed out (:meth:`HexLook.washed`): the reading is capped unsure.
+    black : float, optional
+        Median ink (0-1) of the ring of the edge's clearing, against ``white`` (:func:`ring_black`),
+        when its two pieces read one clearing and one forest (:func:`read_slots`); ``None`` (or
+        below :data:`ARROW_BLACK_MIN`): the relative reading is not made. Nor is it where the
+        darker zone's ink is below :data:`ARROW_NONE_BELOW` (a faint shadow beside paper).
 
     Returns
     -------
     Reading
-        ``margin`` in units of the ink-contrast scale (>= ``MIN_MARGIN`` is sure); confidence 0
-        when not ``visible``.
+        ``margin`` in units of the ink-contrast scale (>= ``MIN_MARGIN`` is sure; of
+        :data:`ARROW_REL_SCALE` for an arrow read against ``black``, at most ``CAPPED``);
+        confidence 0 when not ``visible``.
     """
     hw, hh, zone_a, zone_b = _arrow_zones(ppm)
     patch = warp_patch(frame, homography, edge.midpoint_mm, hw, hh, edge.angle_deg, ppm)
@@ -86,6 +137,10 @@ def arrow_reading(frame: np.ndarray, homography: np.ndarray, edge: Edge, white: 
         label, margin = "none", none
     else:
         label, margin = ("forward" if side > 0 else "backward"), min(present, abs(side))
+    if (label == "none" and (margin < MIN_MARGIN or washed) and black is not None and black >= ARROW_BLACK_MIN
+            and darker >= ARROW_NONE_BELOW and abs(ib - ia) / black > ARROW_REL_AT):
+        label = "forward" if ib > ia else "backward"
+        margin = min((abs(ib - ia) / black - ARROW_REL_AT) / ARROW_REL_SCALE, CAPPED)
     if washed:
         margin = min(margin, CAPPED)
     if not visible:
@@ -203,10 +258,17 @@ def read_slots(frame: np.ndarray, homography: np.ndarray | None, slots: Sequence
             la, lb = look(a), look(b)
             if (e.a, e.b) != (a, b):           # the layout lists it the other way round
                 e = Edge(a, b, e.midpoint_mm, (e.angle_deg + 180.0) % 360.0)
-            raw = arrow_reading(frame, homography, e, (la.white + lb.white) / 2, ppm, la.visible and lb.visible,
+            pa, pb = piece_of(a), piece_of(b)
+            # the print's black beside the edge: the ring of the hex read clearing, where the
+            # pieces read (sure or not) the one pair an arrow lies between (rules §2.4), as ink against
+            # the same white as the edge's zones
+            white = (la.white + lb.white) / 2
+            lc = la if pa.label == "clearing" else lb
+            black = ring_black(lc.ring, lc.white, white) if {pa.label, pb.label} == {"clearing", "forest"} else None
+            raw = arrow_reading(frame, homography, e, white, ppm, la.visible and lb.visible,
                                 la.washed(chroma) or lb.washed(chroma) or la.lifted(chroma) or lb.lifted(chroma)
-                                or blind(a) or blind(b))
-            out[slot] = arrow_prior(raw, piece_of(a), piece_of(b))
+                                or blind(a) or blind(b), black)
+            out[slot] = arrow_prior(raw, pa, pb)
     if misregistered:
         out = {slot: Reading(r.label, 0.0, 0.0) for slot, r in out.items()}
     return out
