@@ -414,7 +414,7 @@ class DesertFlat:
         empty = {c: bare_share(fine_img, region[:2], self.layout.cell(c).center_mm, bare) for c in cells}
         squares = {c: _centre_square(fine_img, region[:2], self.layout.cell(c).center_mm) for c in cells}
         levels = wash_levels(bare, [float(q.mean()) for q in squares.values() if q.size])
-        clipped = {c: clipped_share(fine_img, region[:2], self.layout.cell(c).center_mm, levels) for c in cells}
+        clipped = {c: _share_reaching(q, levels) for c, q in squares.items()}
         found = None
         if len(cells) >= 20:
             found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
@@ -777,7 +777,11 @@ def clipped_share(image: np.ndarray, origin_mm, centre_mm, levels: float | np.nd
     mat: where the camera clipped, or the glare lifted the art to the mat's own white, it
     cannot tell a tile from the bare mat, nor one tile from another (a clipped value says only
     "this bright or brighter", a censored observation)."""
-    patch = _centre_square(image, origin_mm, centre_mm)
+    return _share_reaching(_centre_square(image, origin_mm, centre_mm), levels)
+
+
+def _share_reaching(patch: np.ndarray, levels) -> float:
+    """The share of ``patch``'s channel values at or above ``levels`` (0 for an empty patch)."""
     if patch.size == 0:
         return 0.0
     return float((patch >= np.asarray(levels, np.float32)).mean())

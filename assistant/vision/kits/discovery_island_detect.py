@@ -679,7 +679,7 @@ def margin_units(clf: CellClassifier) -> float:
         For a classifier whose manifest names no slot kind of :data:`SLOT_KINDS`, or whose
         temperature is not a finite number > 0.
     """
-    slot = (clf.manifest or {}).get("slot") if isinstance(clf.manifest, dict) else None
+    slot = clf.manifest.get("slot") if isinstance(clf.manifest, dict) else None
     if slot not in MARGIN_TEMPERATURE:
         raise ValueError(f"a classifier of slot kind {slot!r}: margins are scaled for {', '.join(SLOT_KINDS)}")
     temperature = float(clf.temperature)
