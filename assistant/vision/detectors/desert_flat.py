@@ -83,6 +83,13 @@ UNKNOWN_LEVEL = 0.22
 CARD_TEMPERATURE = 0.03
 #: the card place: "none" (no card) is as likely as a card when the best card scores this
 CARD_NONE_LEVEL, CARD_NONE_SPREAD = 0.55, 0.04
+#: :func:`card_reading`: an empty card place shows the bare mat over at least this share of
+#: the ``2 * CARD_BARE_HALF_MM`` square at its centre (second renderer, development stills 5100-5115,
+#: 6100-6115, 7100-7107 and set-up tables 23300-23359, 24000-24059, 24500-24559: with no card laid
+#: median 1.0, 5th percentile 0.96, 4 of 182 under 0.6 (a lamp's glare on the place); under a
+#: card median 0, 95th percentile 0.21, at most 0.34 (a card the glare washed out, read "none")):
+#: set by judgement between the two, not tuned
+CARD_BARE_FULL, CARD_BARE_HALF_MM = 0.6, 25.0
 #: fewer cells than this with some tile scoring over UNKNOWN_LEVEL: no table is in view
 LEAST_TILES = 12
 #: a label whose evidence without the share explained (:func:`label_logit`) is more than this
@@ -639,12 +646,14 @@ class DesertFlat:
         self.tile_mm = max(totals, key=totals.get)
         return self.tile_mm
 
-    def score_card(self, frame: np.ndarray, homography: np.ndarray) -> tuple[dict[str, float], float]:
+    def score_card(self, frame: np.ndarray, homography: np.ndarray) -> tuple[dict[str, float], float, float]:
         """Scores of the storm-card pictures in the mat's card place: ``(dict label -> fine
-        score plus what telling the closest apart added, the best fine score before that)``
-        (``({}, 0.0)`` when the layout has no card place)."""
+        score plus what telling the closest apart added, the best fine score before that, the
+        share of the place's centre that looks like the bare mat)`` (:func:`bare_share` over a
+        ``2 * CARD_BARE_HALF_MM`` square against :meth:`bare_colour`; ``({}, 0.0, 1.0)`` when the
+        layout has no card place)."""
         if self.layout.card_place_mm is None:
-            return {}, 0.0
+            return {}, 0.0, 1.0
         x0, y0, x1, y1 = self.layout.card_place_mm
         pad = 14.0
         region = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
@@ -657,7 +666,9 @@ class DesertFlat:
         close = sorted(fine.values(), key=lambda m: -m.score)[:CONTRASTED]
         gain = contrast(self.cards, f_grad, region[:2], close)
         best = max((m.score for m in fine.values()), default=0.0)
-        return {lab: m.score + gain.get(lab, 0.0) for lab, m in fine.items()}, best
+        bare = bare_share(f_img, region[:2], ((x0 + x1) / 2, (y0 + y1) / 2), self.bare_colour(frame, homography),
+                          CARD_BARE_HALF_MM)
+        return {lab: m.score + gain.get(lab, 0.0) for lab, m in fine.items()}, best, bare
 
 
 #: :meth:`DesertFlat.tell_backs`: the backs' pictures are compared where they differ by more
@@ -698,13 +709,13 @@ def _lit_cells(scores: Mapping[object, "CellScores"]) -> list[tuple]:
     return [(cell, sc, lights[cell]) for cell, sc in scores.items() if cell in lights and sc.fitted is not None]
 
 
-def bare_share(image: np.ndarray, origin_mm, centre_mm, bare: np.ndarray) -> float:
-    """The share of pixels, in the ``BARE_HALF_MM`` square around ``centre_mm`` of a
-    ``FINE_PPM`` rectified image ``(H, W, 3) uint8`` (pixel (0, 0) at ``origin_mm``), whose colour
-    is within ``BARE_RATIO`` of ``bare`` in every channel: 0..1."""
+def bare_share(image: np.ndarray, origin_mm, centre_mm, bare: np.ndarray, half_mm: float = BARE_HALF_MM) -> float:
+    """The share of pixels, in the square of ``half_mm`` each way (default ``BARE_HALF_MM``)
+    around ``centre_mm`` of a ``FINE_PPM`` rectified image ``(H, W, 3) uint8`` (pixel (0, 0) at
+    ``origin_mm``), whose colour is within ``BARE_RATIO`` of ``bare`` in every channel: 0..1."""
     cx = (centre_mm[0] - origin_mm[0]) * FINE_PPM
     cy = (centre_mm[1] - origin_mm[1]) * FINE_PPM
-    r = BARE_HALF_MM * FINE_PPM
+    r = half_mm * FINE_PPM
     patch = image[int(cy - r):int(cy + r) + 1, int(cx - r):int(cx + r) + 1].astype(np.float32)
     if patch.size == 0:
         return 0.0
@@ -994,6 +1005,17 @@ def _reading(post: Mapping[str, float]) -> FlatReading:
     return FlatReading(label, float(p), float(margin), (second,) if second else ())
 
 
-def card_reading(scored: tuple[Mapping[str, float], float]) -> FlatReading:
-    """The card place's reading from :meth:`DesertFlat.score_card` (:func:`card_posterior`)."""
-    return _reading(card_posterior(*scored))
+def card_reading(scored: tuple[Mapping[str, float], float, float]) -> FlatReading:
+    """The card place's reading from :meth:`DesertFlat.score_card`'s ``(scores, best, bare)``
+    (:func:`card_posterior`), ``none`` never surer than the place's look allows: an empty place
+    shows the bare mat, so where under ``CARD_BARE_FULL`` of its centre does (``bare``) a
+    ``none`` is believed at most ``0.5 + 0.5 * bare / CARD_BARE_FULL`` (a card washed out by a
+    lamp's glare, or blurred past matching, is not surely "no card"). The label is the
+    posterior's either way."""
+    scores, best, bare = scored
+    r = _reading(card_posterior(scores, best))
+    cap = 0.5 + 0.5 * min(1.0, max(bare, 0.0) / CARD_BARE_FULL)
+    if r.label != "none" or r.confidence <= cap:
+        return r
+    return FlatReading("none", cap, min(r.margin, math.log(cap / (1.0 - cap))) if cap < 1.0 else r.margin,
+                       r.alternatives)
