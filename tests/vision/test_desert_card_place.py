@@ -34,12 +34,30 @@ def test_none_is_sure_only_where_the_place_shows_the_bare_mat():
     assert card_reading((LOW, 0.17, CARD_BARE_FULL)).confidence == bare.confidence
 
 
-def test_a_card_reading_is_left_as_the_scores_make_it():
-    """Only ``none`` is capped: a card that matches reads as before, whatever the place's look."""
+def test_a_card_that_matches_reads_the_same_on_any_place():
+    """Only ``none`` is capped: a card that matches well reads the same card, as sure or surer
+    where the place shows no bare mat; no scores at all read ``none``."""
     scores = {"wind_n_1": 0.80, "wind_e_2": 0.50, "sun_beats_down": 0.40}
     a, b = card_reading((scores, 0.80, 0.0)), card_reading((scores, 0.80, 1.0))
-    assert a == b and a.label == "wind_n_1" and a.confidence > 0.99
+    assert a.label == b.label == "wind_n_1" and b.confidence > 0.99 and a.confidence >= b.confidence
     assert card_reading(({}, 0.0, 1.0)).label == "none"
+
+
+def test_a_covered_place_favours_the_card_its_scores_rank_first():
+    """A card blurred or in a dim light matches its picture about as well as ``none`` is
+    believed (best fine score near CARD_NONE_LEVEL); where the place shows no bare mat the card
+    is read, where it shows the mat whole, ``none`` (unsure either way near the level)."""
+    scores = {"wind_e_1": 0.72, "wind_e_2": 0.49, "wind_s_1": 0.47}
+    best = desert_flat.CARD_NONE_LEVEL - 0.03
+    covered, open_ = card_reading((scores, best, 0.0)), card_reading((scores, best, 1.0))
+    assert covered.label == "wind_e_1" and covered.confidence > 0.9
+    assert open_.label == "none" and open_.confidence < 0.9
+    post = desert_flat.card_posterior(scores, best, 0.0)
+    assert sum(post.values()) == pytest.approx(1.0)
+    # the odds of "none" scale with the bare share under CARD_BARE_FULL, and not above it
+    odds = lambda b: (lambda p: p / (1 - p))(desert_flat.card_posterior(scores, best, b)["none"])
+    assert odds(CARD_BARE_FULL / 4) == pytest.approx(odds(CARD_BARE_FULL) / 4)
+    assert odds(1.0) == pytest.approx(odds(CARD_BARE_FULL))
 
 
 @needs_photos

@@ -90,6 +90,9 @@ CARD_NONE_LEVEL, CARD_NONE_SPREAD = 0.55, 0.04
 #: card median 0, 95th percentile 0.21, at most 0.34 (a card the glare washed out, read "none")):
 #: set by judgement between the two, not tuned
 CARD_BARE_FULL, CARD_BARE_HALF_MM = 0.6, 25.0
+#: :func:`card_posterior`: the least share of bare mat its odds of "no card" are scaled by (a
+#: place nothing of the mat shows in still leaves "no card" 1 in 30 of its odds from the scores)
+CARD_BARE_FLOOR = 0.02
 #: fewer cells than this with some tile scoring over UNKNOWN_LEVEL: no table is in view
 LEAST_TILES = 12
 #: a label whose evidence without the share explained (:func:`label_logit`) is more than this
@@ -837,11 +840,16 @@ def cell_posterior(scores: CellScores) -> dict[str, float]:
     return _softmax(cell_logits(scores))
 
 
-def card_posterior(scores: Mapping[str, float], best: float) -> dict[str, float]:
+def card_posterior(scores: Mapping[str, float], best: float, bare: float = 1.0) -> dict[str, float]:
     """Probabilities of the card place's labels: ``none`` (no card laid) by how low the best
-    fine score ``best`` is, a logistic of ``(CARD_NONE_LEVEL - best) / CARD_NONE_SPREAD``; the
-    cards share the rest by a softmax of their scores (:meth:`DesertFlat.score_card`)."""
-    p_none = 1.0 / (1.0 + math.exp(-(CARD_NONE_LEVEL - best) / CARD_NONE_SPREAD))
+    fine score ``best`` is, odds of ``exp((CARD_NONE_LEVEL - best) / CARD_NONE_SPREAD)``, and by
+    how little of the place looks like the bare mat (``bare``, :meth:`DesertFlat.score_card`):
+    under ``CARD_BARE_FULL`` those odds are multiplied by ``max(bare, CARD_BARE_FLOOR) /
+    CARD_BARE_FULL`` (something covers the place: a card blurred or in a dim light matches its
+    picture less well, but it still hides the mat); the cards share the rest by a softmax of
+    their scores."""
+    z = (CARD_NONE_LEVEL - best) / CARD_NONE_SPREAD + math.log(min(1.0, max(bare, CARD_BARE_FLOOR) / CARD_BARE_FULL))
+    p_none = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
     out = {lab: (1.0 - p_none) * p for lab, p in _softmax({k: v / CARD_TEMPERATURE for k, v in scores.items()}).items()} \
         if scores else {}
     out["none"] = p_none if scores else 1.0
@@ -1007,13 +1015,13 @@ def _reading(post: Mapping[str, float]) -> FlatReading:
 
 def card_reading(scored: tuple[Mapping[str, float], float, float]) -> FlatReading:
     """The card place's reading from :meth:`DesertFlat.score_card`'s ``(scores, best, bare)``
-    (:func:`card_posterior`), ``none`` never surer than the place's look allows: an empty place
-    shows the bare mat, so where under ``CARD_BARE_FULL`` of its centre does (``bare``) a
+    (:func:`card_posterior`), and ``none`` never surer than the place's look allows: an empty
+    place shows the bare mat, so where under ``CARD_BARE_FULL`` of its centre does (``bare``) a
     ``none`` is believed at most ``0.5 + 0.5 * bare / CARD_BARE_FULL`` (a card washed out by a
-    lamp's glare, or blurred past matching, is not surely "no card"). The label is the
-    posterior's either way."""
+    lamp's glare, or blurred past matching, is not surely "no card"; the label stays the
+    posterior's)."""
     scores, best, bare = scored
-    r = _reading(card_posterior(scores, best))
+    r = _reading(card_posterior(scores, best, bare))
     cap = 0.5 + 0.5 * min(1.0, max(bare, 0.0) / CARD_BARE_FULL)
     if r.label != "none" or r.confidence <= cap:
         return r
