@@ -847,8 +847,15 @@ def card_posterior(scores: Mapping[str, float], best: float, bare: float = 1.0) 
     under ``CARD_BARE_FULL`` those odds are multiplied by ``max(bare, CARD_BARE_FLOOR) /
     CARD_BARE_FULL`` (something covers the place: a card blurred or in a dim light matches its
     picture less well, but it still hides the mat); the cards share the rest by a softmax of
-    their scores."""
+    their scores. Returns ``dict label -> probability`` summing to 1.
+
+    Raises
+    ------
+    ValueError
+        When ``best`` is not a finite number (NaN or infinite)."""
     z = (CARD_NONE_LEVEL - best) / CARD_NONE_SPREAD + math.log(min(1.0, max(bare, CARD_BARE_FLOOR) / CARD_BARE_FULL))
+    if not math.isfinite(z):
+        raise ValueError(f"the card place's best fine score must be a number, not {best!r}")
     p_none = 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
     out = {lab: (1.0 - p_none) * p for lab, p in _softmax({k: v / CARD_TEMPERATURE for k, v in scores.items()}).items()} \
         if scores else {}
@@ -1015,15 +1022,27 @@ def _reading(post: Mapping[str, float]) -> FlatReading:
 
 def card_reading(scored: tuple[Mapping[str, float], float, float]) -> FlatReading:
     """The card place's reading from :meth:`DesertFlat.score_card`'s ``(scores, best, bare)``
-    (:func:`card_posterior`), and ``none`` never surer than the place's look allows: an empty
-    place shows the bare mat, so where under ``CARD_BARE_FULL`` of its centre does (``bare``) a
-    ``none`` is believed at most ``0.5 + 0.5 * bare / CARD_BARE_FULL`` (a card washed out by a
-    lamp's glare, or blurred past matching, is not surely "no card"; the label stays the
-    posterior's)."""
+    (:func:`card_posterior`), never surer than the scores alone allow: the bare share says
+    whether something covers the place, not which card it is, so a label it changes keeps at
+    most the probability the scores alone gave that label (margin 0), and a label it keeps at
+    most the scores' own confidence and margin. And ``none`` is never surer than the place's
+    look allows: an empty place shows the bare mat, so with a bare share under
+    ``CARD_BARE_FULL`` a ``none`` is believed at most ``0.5 + 0.5 * bare / CARD_BARE_FULL`` (a
+    card washed out by a lamp's glare, or blurred past matching, is not surely "no card"; a
+    place out of the frame, rectified black, reads so too).
+
+    Raises
+    ------
+    ValueError
+        When ``best`` is not a finite number (:func:`card_posterior`)."""
     scores, best, bare = scored
-    r = _reading(card_posterior(scores, best, bare))
+    alone = card_posterior(scores, best)
+    r, own = _reading(card_posterior(scores, best, bare)), _reading(alone)
+    if r.label == own.label:
+        r = replace(r, confidence=min(r.confidence, own.confidence), margin=min(r.margin, own.margin))
+    else:
+        r = replace(r, confidence=min(r.confidence, alone.get(r.label, 0.0)), margin=0.0)
     cap = 0.5 + 0.5 * min(1.0, max(bare, 0.0) / CARD_BARE_FULL)
     if r.label != "none" or r.confidence <= cap:
         return r
-    return FlatReading("none", cap, min(r.margin, math.log(cap / (1.0 - cap))) if cap < 1.0 else r.margin,
-                       r.alternatives)
+    return FlatReading("none", cap, min(r.margin, math.log(cap / (1.0 - cap))), r.alternatives)
