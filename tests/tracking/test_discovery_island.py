@@ -20,7 +20,7 @@ from assistant.records import parse_record
 from assistant.tracking.base import Reading
 from assistant.tracking.discovery_island import (CENTRE, DiscoveryIslandTable, DiscoveryIslandTracker, TableState,
                                                  advance, lattice_step, target_cell)
-from assistant.vision.kits.discovery_island import (TILE_H_MM, TILE_R_MM, TILE_W_MM, all_designs, print_kit,
+from assistant.vision.kits.discovery_island import (LAND_TERRAINS, TILE_H_MM, TILE_R_MM, TILE_W_MM, all_designs, print_kit,
                                                     slot_labels, supply_designs, tile_art)
 from assistant.vision.kits.discovery_island_detect import (SLOT_KINDS, TEACH_BLOCK_VIEWS, TEACH_VIEWS, detect_image,
                                                            load_or_teach, read_slots, teaching_seeds)
@@ -704,3 +704,63 @@ def test_blurred_marks_and_numbers_are_read_on_development_stills(model, still, 
     image, truth, _shot = island_still(still, "stress")
     assert slot_labels(truth[slot[1:]])[SLOT_KINDS.index(slot[0])] == want
     assert detect_image(image, None, model)[slot].label == want
+
+
+def test_a_mark_keeps_its_ink_when_blurred_and_a_bare_panel_has_none():
+    """``mark_ink``: on a rendered view a printed mark absorbs a fifth or more of the panel's light
+    and a bare panel almost none; a blur of 1.2 mm on the mat (past legibility for the 13 mm mark)
+    keeps the marks' ink above ``INK_MIDPOINT`` and the bare panels' below it."""
+    import cv2
+
+    from assistant.vision.colour_refs import colour_frame
+    from assistant.vision.kits.discovery_island_detect import INK_MIDPOINT, mark_ink
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("discovery-island")
+    frame, homography, truth, _ = next(views(1234, 1, "normal"))
+    faces = sorted(c for c, d in truth.items() if d is not None and slot_labels(d)[0] in LAND_TERRAINS)
+    marked = np.array([slot_labels(truth[c])[2] != "none" for c in faces])
+    assert marked.any() and (~marked).any()
+    sharp = mark_ink(frame, homography, faces, layout, colour_frame(frame, homography, layout))
+    assert sharp.shape == (len(faces),)
+    assert sharp[marked].min() > 0.2 and sharp[~marked].max() < 0.1
+    # a Gaussian of 1.2 mm on the mat: px per mm from the homography at the middle of the mat
+    centre = np.array([layout.size_mm[0] / 2, layout.size_mm[1] / 2])
+    pts = cv2.perspectiveTransform(np.float64([[centre, centre + (10.0, 0.0), centre + (0.0, 10.0)]]), homography)[0]
+    px_per_mm = 0.5 * (np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[2] - pts[0])) / 10.0
+    soft = cv2.GaussianBlur(frame, (0, 0), 1.2 * px_per_mm)
+    blurred = mark_ink(soft, homography, faces, layout, colour_frame(soft, homography, layout))
+    assert blurred[marked].min() > INK_MIDPOINT > blurred[~marked].max()
+    assert mark_ink(frame, homography, [], layout, colour_frame(frame, homography, layout)).shape == (0,)
+
+
+def test_the_ink_moves_a_hex_only_between_faces_with_and_without_a_mark(model):
+    """``kit_decode`` with ``mark_evidence``: a face whose classifiers hesitate between its bare
+    panel and a mark takes the mark when the ink says so and stays bare when it does not; a back
+    the tile classifier prefers to a face stays a back whatever the ink says (the other designs
+    gain the better of the two), and the evidence is bounded (``ink_evidence``)."""
+    from assistant.vision.kits.discovery_island_detect import INK_CAP, INK_MIDPOINT, ink_evidence, kit_decode
+
+    def scores(tile: dict, number: dict, mark: dict) -> dict:
+        out = {}
+        for kind, want in (("tile", tile), ("number", number), ("mark", mark)):
+            clf = model.of(kind)
+            row = np.full(len(clf.labels), -20.0 * clf.temperature)
+            for label, nats in want.items():
+                row[clf.labels.index(label)] = nats * clf.temperature
+            out[kind] = row[None]
+        return out
+
+    def read(s, e):
+        got = kit_decode(model, s, None if e is None else np.array([e]))
+        return tuple(model.of(k).labels[got[k][0][0]] for k in SLOT_KINDS)
+
+    hesitant = scores({"jungle": 0.0}, {"3": 0.0}, {"none": 0.0, "event:fever": -1.0})
+    assert read(hesitant, None) == ("jungle", "3", "none")
+    assert read(hesitant, 3.0) == ("jungle", "3", "event:fever")
+    assert read(hesitant, -3.0) == ("jungle", "3", "none")
+    back = scores({"back:jungle": 0.0, "jungle": -1.0}, {"none": 0.0, "3": 0.0}, {"none": 0.0, "event:fever": 0.0})
+    for e in (None, -INK_CAP, 0.0, INK_CAP):
+        assert read(back, e)[0] == "back:jungle"
+    ev = ink_evidence(np.array([0.0, INK_MIDPOINT, 1.0]))
+    assert ev[0] == -INK_CAP and ev[1] == pytest.approx(0.0) and ev[2] == INK_CAP

@@ -65,7 +65,7 @@ from ..colour_refs import ColourFrame, colour_frame
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
 from ..render.webcam import random_webcam
-from .discovery_island import MARK_CENTRE_MM, NUMBER_CENTRE_MM, all_designs, slot_labels
+from .discovery_island import LAND_TERRAINS, MARK_CENTRE_MM, NUMBER_CENTRE_MM, all_designs, slot_labels
 
 GAME = "discovery-island"
 SLOT_KINDS = ("tile", "number", "mark")
@@ -120,6 +120,19 @@ MARGIN_TEMPERATURE = {"tile": 0.27212, "number": 0.19692, "mark": 0.19692}
 #: its number and mark are then not trusted (on the tuning views no tile without glare went above
 #: 0.57, and every glare-washed misread was above 0.65)
 WASHED_RATIO = 0.62
+#: the mark's ink as a second cue (:func:`mark_ink`, :func:`ink_evidence`): log-odds, in nats per unit
+#: of ink share, that a face's mark is printed rather than left bare, centred on :data:`INK_MIDPOINT`
+#: and bounded by :data:`INK_CAP`. A blur spreads the print but keeps the light it absorbs, so the
+#: ink share stays where the shape is smeared past legibility. The slope and midpoint are a
+#: logistic fit (rounded) on the second renderer's development stills, kit_photos seeds 101-116 and
+#: 201-216, normal and stress, land faces only (1,312 bare panels, 1,482 marks; fitted slope 133,
+#: midpoint 0.159): bare panels' ink share at most 0.09 in normal light and 0.19 in stress (99th
+#: percentile 0.14), marks' at least 0.24 and 0.15 (1st percentile 0.17)
+INK_SLOPE = 130.0
+INK_MIDPOINT = 0.16
+#: bound of :func:`ink_evidence`, nats: the ink alone never outweighs the calibrated evidence of a
+#: sure mark reading (``SURE["mark"]`` margin over ``MARGIN_TEMPERATURE["mark"]``, 5.1 nats)
+INK_CAP = 5.0
 
 
 @dataclass(frozen=True)
@@ -616,7 +629,9 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         stacks[kind] = shifted_scores(model.of(kind), frame, homography, cells, kind, layout, colour, scores[kind],
                                       every_shift=True)
         scores[kind] = best_shift(stacks[kind])
-    chosen = kit_decode(model, scores) if set(kinds) == set(SLOT_KINDS) else None
+    chosen = None
+    if set(kinds) == set(SLOT_KINDS):
+        chosen = kit_decode(model, scores, ink_evidence(mark_ink(frame, homography, cells, layout, colour)))
     out: dict[tuple, SlotReading] = {}
     for kind in kinds:
         clf = model.of(kind)
@@ -874,20 +889,25 @@ def fit_placement_calibration(stack: np.ndarray, truth: np.ndarray, reject_quant
     return best[1], best[2]
 
 
-def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The three slots of each hex read together, as one of the kit's designs (or a bare hex).
 
     A hex shows one of :func:`~.discovery_island.all_designs` or nothing, so its tile, number and
     mark are not independent (a jungle face bears 2, 3 or 4; a shortcut on a mountain is a 4):
     each design's score is the sum over the slot kinds of the kind's label score divided by the
     classifier's temperature (its calibrated log-likelihood, :func:`~assistant.vision.classify.fit_classifier`),
-    and every slot takes its label from the best design.
+    and every slot takes its label from the best design. With ``mark_evidence`` (log-odds that a
+    face's mark is printed, :func:`ink_evidence`) a face design with a mark gains it and one
+    without gains 0; every other design (a back, a marker tile, a bare hex) gains the better of the
+    two, so the cue moves a hex between faces with and without a mark and never towards a face.
 
     Parameters
     ----------
     model : DIModel
     scores : dict kind -> (N, L_kind) float
         :attr:`~assistant.vision.classify.Predictions.scores` of each kind's classifier, rows = hexes.
+    mark_evidence : (N,) float, optional
+        Nats per hex.
 
     Returns
     -------
@@ -900,6 +920,11 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.nd
     table = [slot_labels(d) for d in all_designs()] + [slot_labels(None)]
     index = {k: np.array([model.of(k).labels.index(t[i]) for t in table]) for i, k in enumerate(SLOT_KINDS)}
     joint = sum(np.asarray(scores[k], np.float64)[:, index[k]] / model.of(k).temperature for k in SLOT_KINDS)
+    if mark_evidence is not None:
+        face = np.array([t[0] in LAND_TERRAINS for t in table])
+        marked = face & np.array([t[2] != "none" for t in table])
+        e = np.asarray(mark_evidence, np.float64)[:, None]
+        joint = joint + np.where(marked[None], e, np.where(face[None], 0.0, np.maximum(e, 0.0)))
     best = np.argmax(joint, axis=1)
     rows = np.arange(len(best))
     out: dict[str, np.ndarray] = {}
@@ -910,6 +935,64 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.nd
         out[k] = (top, index[k][second])
         out[k + ":margin"] = (joint[rows, best] - other[rows, second]) * model.of(k).temperature
     return out
+
+
+def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]], layout: MatLayout,
+             colour: ColourFrame) -> np.ndarray:
+    """How much light the print at each hex's mark place absorbs: ``1 - mean / white`` of the linear
+    grey (Rec. 601 weights of the colour-corrected crop, decoded by the sRGB curve, IEC 61966-2-1),
+    ``mean`` over the mark's crop and ``white`` the 97th percentile of the ``panel`` crop
+    (:data:`REGIONS`), the least over the shifts of :data:`SHIFTS_MM` (a tile laid off brings the
+    terrain into the crop at some shifts, not at all).
+
+    A blur spreads the print but keeps the light it absorbs (a blur kernel sums to 1), so a mark
+    smeared past legibility still has its ink, and a bare panel none (:func:`ink_evidence`).
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR, undistorted.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    cells : sequence of (col, row)
+    layout : MatLayout
+    colour : ColourFrame
+        The frame's colour correction, applied to every crop.
+
+    Returns
+    -------
+    (len(cells),) float64
+        About 0 for a bare white panel, 0.2-0.6 for a printed mark; meaningless where no face lies.
+    """
+    if not len(cells):
+        return np.zeros(0, np.float64)
+    weights = np.float32([0.114, 0.587, 0.299])
+
+    def grey(batch: np.ndarray) -> np.ndarray:
+        c = np.asarray(batch, np.float32) @ weights / 255.0
+        return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).reshape(len(cells), -1)
+
+    white = np.percentile(grey(hex_crops(frame, homography, cells, layout, colour, kinds=("panel",))["panel"]), 97, axis=1)
+    means = [grey(hex_crops(frame, homography, cells, layout, colour, shift, ("mark",))["mark"]).mean(axis=1)
+             for shift in SHIFTS_MM]
+    return (1.0 - np.max(means, axis=0) / np.maximum(white, 1e-3)).astype(np.float64)
+
+
+def ink_evidence(ink: np.ndarray) -> np.ndarray:
+    """Log-odds (nats) that a face's mark is printed rather than bare, from its ink share
+    (:func:`mark_ink`): ``INK_SLOPE * (ink - INK_MIDPOINT)`` bounded to ``+-INK_CAP``
+    (a logistic fit on development stills, :data:`INK_SLOPE`).
+
+    Parameters
+    ----------
+    ink : (N,) float
+
+    Returns
+    -------
+    (N,) float64
+        In ``[-INK_CAP, INK_CAP]``.
+    """
+    return np.clip(INK_SLOPE * (np.asarray(ink, np.float64) - INK_MIDPOINT), -INK_CAP, INK_CAP)
 
 
 def washed_out(panel_crops: np.ndarray) -> np.ndarray:
