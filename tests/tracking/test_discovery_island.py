@@ -764,3 +764,63 @@ def test_the_ink_moves_a_hex_only_between_faces_with_and_without_a_mark(model):
         assert read(back, e)[0] == "back:jungle"
     ev = ink_evidence(np.array([0.0, INK_MIDPOINT, 1.0]))
     assert ev[0] == -INK_CAP and ev[1] == pytest.approx(0.0) and ev[2] == INK_CAP
+
+
+def test_a_tile_is_nearest_its_own_terrain_patch_whatever_the_colour_cast():
+    """``terrain_distance``: on a rendered view most land tiles (faces and backs) lie nearest
+    their own terrain's reference patch of the mat, and per-channel gains (a white balance, a
+    tinted lamp) on the whole frame move neither the tiles' nearest patch nor the distances much,
+    since the tile and the patches are seen through the same pipeline."""
+    from assistant.vision.kits.discovery_island_detect import hex_crops, terrain_distance
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("discovery-island")
+    frame, homography, truth, _ = next(views(1234, 1, "normal"))
+    cells = sorted(c for c, d in truth.items()
+                   if d is not None and slot_labels(d)[0].removeprefix("back:") in LAND_TERRAINS)
+    want = np.array([LAND_TERRAINS.index(slot_labels(truth[c])[0].removeprefix("back:")) for c in cells])
+
+    def distance(image):
+        return terrain_distance(image, homography, hex_crops(image, homography, cells, layout, kinds=("tile",))["tile"],
+                                layout)
+
+    plain = distance(frame)
+    assert plain.shape == (len(cells), len(LAND_TERRAINS))
+    assert np.mean(plain.argmin(axis=1) == want) >= 0.9
+    tinted = distance(np.clip(frame.astype(np.float32) * np.float32([0.55, 0.85, 1.0]), 0, 255).astype(np.uint8))
+    assert np.array_equal(tinted.argmin(axis=1), plain.argmin(axis=1))
+    assert np.median(np.abs(tinted - plain)) < 0.05
+    bare = mat_layout("forbidden-desert")                   # a mat without references: no cue
+    assert terrain_distance(frame, homography, np.zeros((1, 48, 48, 3), np.uint8), bare) is None
+
+
+def test_the_terrain_cue_moves_a_hex_only_between_terrains(model):
+    """``kit_decode`` with ``terrain``: a tile whose classifier hesitates between two terrains takes
+    the one the mat's patches say; a marker tile or a bare hex gains what the best terrain gains,
+    so the cue never draws a hex towards a terrain tile; the evidence is bounded (``terrain_evidence``)."""
+    from assistant.vision.kits.discovery_island_detect import TERRAIN_CAP, kit_decode, terrain_evidence
+
+    def scores(tile: dict, number: dict, mark: dict) -> dict:
+        out = {}
+        for kind, want in (("tile", tile), ("number", number), ("mark", mark)):
+            clf = model.of(kind)
+            row = np.full(len(clf.labels), -20.0 * clf.temperature)
+            for label, nats in want.items():
+                row[clf.labels.index(label)] = nats * clf.temperature
+            out[kind] = row[None]
+        return out
+
+    def read(s, distance):
+        got = kit_decode(model, s, terrain=None if distance is None else terrain_evidence(np.array([distance])))
+        return tuple(model.of(k).labels[got[k][0][0]] for k in SLOT_KINDS)
+
+    near = {t: [0.0 if u == t else 1.0 for u in LAND_TERRAINS] for t in LAND_TERRAINS}
+    hesitant = scores({"jungle": 0.0, "wetland": -1.0}, {"3": 0.0}, {"none": 0.0})
+    assert read(hesitant, None)[0] == "jungle"
+    assert read(hesitant, near["wetland"])[0] == "wetland"
+    assert read(hesitant, near["jungle"])[0] == "jungle"
+    cache = scores({"cache": 0.0, "jungle": -0.5}, {"4": 0.0, "3": 0.0}, {"cache": 0.0, "none": 0.0})
+    for t in LAND_TERRAINS:
+        assert read(cache, near[t])[0] == "cache"
+    e = terrain_evidence(np.array([[0.0, 0.1, 5.0]]))
+    assert e[0, 0] == 0.0 and -TERRAIN_CAP < e[0, 1] < 0.0 and e[0, 2] == -TERRAIN_CAP

@@ -43,7 +43,9 @@ design blurred a prototype of its own, so a blurred crop is compared with the de
 
 The three slots of a hex are read together (:func:`kit_decode`): the kit prints 48 designs, so
 a hex's tile, number and mark are one of them (or a bare hex), and the design whose three labels
-score best together gives all three; a slot is never surer than its own classifier says.
+score best together gives all three; a slot is never surer than its own classifier says. A
+second cue moves a face between its bare panel and a mark: the light the print at the mark's
+place absorbs (:func:`mark_ink`, :func:`ink_evidence`), which a blur spreads but keeps.
 """
 
 from __future__ import annotations
@@ -133,6 +135,17 @@ INK_MIDPOINT = 0.16
 #: bound of :func:`ink_evidence`, nats: the ink alone never outweighs the calibrated evidence of a
 #: sure mark reading (``SURE["mark"]`` margin over ``MARGIN_TEMPERATURE["mark"]``, 5.1 nats)
 INK_CAP = 5.0
+#: the terrain's colour beside the mat's own terrain patches as a second cue (:func:`terrain_distance`,
+#: :func:`terrain_evidence`): a Gaussian of this width (log-chromaticity units) in the distance to each
+#: terrain's patch, about the spread of the true terrain's distance on the second renderer's
+#: development stills (kit_photos seeds 101-116 and 201-216, stress, land faces: median 0.07, root
+#: mean square 0.26); 0.15-0.2 did the same there, 0.1 and 0.3 less (README)
+TERRAIN_SIGMA = 0.2
+#: bound of :func:`terrain_evidence`, nats below the best terrain (as :data:`INK_CAP`)
+TERRAIN_CAP = 5.0
+#: rows of the tile crop (a share of its side from the top and from the bottom) whose middle columns
+#: (:data:`TERRAIN_BAND`'s second share left out at each side) show the terrain above and below the panel
+TERRAIN_BAND = (0.21, 0.3)
 
 
 @dataclass(frozen=True)
@@ -621,6 +634,7 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     layout = layout or mat_layout(GAME)
     crops = hex_crops(frame, homography, cells, layout, kinds=tuple(kinds) + ("panel",))
     washed = washed_out(crops.pop("panel"))            # on the camera's levels, as WASHED_RATIO was tuned
+    distance = terrain_distance(frame, homography, crops["tile"], layout) if set(kinds) == set(SLOT_KINDS) else None
     colour = colour_frame(frame, homography, layout)
     crops = {kind: colour.corrected(batch) for kind, batch in crops.items()}
     scores = {kind: classify_batch(model.of(kind), crops[kind]).scores for kind in kinds}
@@ -631,7 +645,8 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         scores[kind] = best_shift(stacks[kind])
     chosen = None
     if set(kinds) == set(SLOT_KINDS):
-        chosen = kit_decode(model, scores, ink_evidence(mark_ink(frame, homography, cells, layout, colour)))
+        chosen = kit_decode(model, scores, ink_evidence(mark_ink(frame, homography, cells, layout, colour)),
+                            None if distance is None else terrain_evidence(distance))
     out: dict[tuple, SlotReading] = {}
     for kind in kinds:
         clf = model.of(kind)
@@ -889,7 +904,8 @@ def fit_placement_calibration(stack: np.ndarray, truth: np.ndarray, reject_quant
     return best[1], best[2]
 
 
-def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.ndarray | None = None,
+               terrain: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The three slots of each hex read together, as one of the kit's designs (or a bare hex).
 
     A hex shows one of :func:`~.discovery_island.all_designs` or nothing, so its tile, number and
@@ -900,6 +916,8 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
     face's mark is printed, :func:`ink_evidence`) a face design with a mark gains it and one
     without gains 0; every other design (a back, a marker tile, a bare hex) gains the better of the
     two, so the cue moves a hex between faces with and without a mark and never towards a face.
+    With ``terrain`` (:func:`terrain_evidence`) a face or back of terrain ``t`` gains its column
+    ``t`` (at most 0) and every other design 0, the best terrain's.
 
     Parameters
     ----------
@@ -908,6 +926,8 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
         :attr:`~assistant.vision.classify.Predictions.scores` of each kind's classifier, rows = hexes.
     mark_evidence : (N,) float, optional
         Nats per hex.
+    terrain : (N, len(LAND_TERRAINS)) float, optional
+        Nats per hex and land terrain, at most 0.
 
     Returns
     -------
@@ -925,6 +945,10 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
         marked = face & np.array([t[2] != "none" for t in table])
         e = np.asarray(mark_evidence, np.float64)[:, None]
         joint = joint + np.where(marked[None], e, np.where(face[None], 0.0, np.maximum(e, 0.0)))
+    if terrain is not None:
+        of = np.array([LAND_TERRAINS.index(t[0].removeprefix("back:")) if t[0].removeprefix("back:") in LAND_TERRAINS
+                       else -1 for t in table])
+        joint = joint + np.where(of[None] >= 0, np.asarray(terrain, np.float64)[:, np.maximum(of, 0)], 0.0)
     best = np.argmax(joint, axis=1)
     rows = np.arange(len(best))
     out: dict[str, np.ndarray] = {}
@@ -993,6 +1017,67 @@ def ink_evidence(ink: np.ndarray) -> np.ndarray:
         In ``[-INK_CAP, INK_CAP]``.
     """
     return np.clip(INK_SLOPE * (np.asarray(ink, np.float64) - INK_MIDPOINT), -INK_CAP, INK_CAP)
+
+
+def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.ndarray,
+                     layout: MatLayout) -> np.ndarray | None:
+    """How far each tile crop's terrain colour lies from each land terrain's printed reference
+    patch in the same frame, in log-chromaticity (the logs of the B, G, R levels less their mean:
+    a brightness, a lamp's fall-off or a shadow moves all three alike and drops out). Both are
+    camera levels, not colour-corrected: the tile and the patches went through the same pipeline,
+    so a colour cast, a wrong colour matrix or references too poor to correct by (a dim blue
+    channel, JPEG's chroma) move both.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    tile_crops : (N, S, S, 3) uint8
+        The ``tile`` crops (:func:`hex_crops` without colour correction); the terrain is read as the
+        median of the band above and below the panel (:data:`TERRAIN_BAND`).
+    layout : MatLayout
+
+    Returns
+    -------
+    (N, len(LAND_TERRAINS)) float64, or None
+        None when no reference strip is read or one of the terrains' patches is not in view.
+    """
+    from ..colour_refs import read_strips
+
+    strips = read_strips(frame, homography, layout)
+    if not strips or not all(any(t in s for s in strips) for t in LAND_TERRAINS):
+        return None
+    patches = np.array([np.median([s[t][0] for s in strips if t in s], axis=0) for t in LAND_TERRAINS])
+    crops = np.asarray(tile_crops, np.float64)
+    n, size = crops.shape[:2]
+    rows, cols = int(size * TERRAIN_BAND[0]), int(size * TERRAIN_BAND[1])
+    band = np.concatenate([crops[:, :rows, cols:size - cols], crops[:, size - rows:, cols:size - cols]], axis=1)
+    terrain = np.median(band.reshape(n, -1, 3), axis=1)
+
+    def chroma(v: np.ndarray) -> np.ndarray:
+        v = np.log(np.maximum(v, 2.0))
+        return v - v.mean(axis=-1, keepdims=True)
+
+    return np.linalg.norm(chroma(terrain)[:, None] - chroma(patches)[None], axis=2)
+
+
+def terrain_evidence(distance: np.ndarray) -> np.ndarray:
+    """Log-likelihood (nats) of each land terrain from :func:`terrain_distance`, relative to the
+    best: ``-d^2 / (2 TERRAIN_SIGMA^2)`` less its row's maximum, bounded below by ``-TERRAIN_CAP``.
+
+    Parameters
+    ----------
+    distance : (N, T) float
+
+    Returns
+    -------
+    (N, T) float64
+        In ``[-TERRAIN_CAP, 0]``, 0 for each row's nearest terrain.
+    """
+    e = -np.asarray(distance, np.float64) ** 2 / (2 * TERRAIN_SIGMA ** 2)
+    return np.maximum(e - e.max(axis=1, keepdims=True), -TERRAIN_CAP)
 
 
 def washed_out(panel_crops: np.ndarray) -> np.ndarray:
