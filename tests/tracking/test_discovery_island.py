@@ -797,7 +797,8 @@ def test_a_tile_is_nearest_its_own_terrain_patch_whatever_the_colour_cast():
 def test_the_terrain_cue_moves_a_hex_only_between_terrains(model):
     """``kit_decode`` with ``terrain``: a tile whose classifier hesitates between two terrains takes
     the one the mat's patches say; a marker tile or a bare hex gains what the best terrain gains,
-    so the cue never draws a hex towards a terrain tile; the evidence is bounded (``terrain_evidence``)."""
+    so the cue never draws a hex towards a face; a back is moved by the classifiers alone; the
+    evidence is bounded (``terrain_evidence``)."""
     from assistant.vision.kits.discovery_island_detect import TERRAIN_CAP, kit_decode, terrain_evidence
 
     def scores(tile: dict, number: dict, mark: dict) -> dict:
@@ -815,12 +816,15 @@ def test_the_terrain_cue_moves_a_hex_only_between_terrains(model):
         return tuple(model.of(k).labels[got[k][0][0]] for k in SLOT_KINDS)
 
     near = {t: [0.0 if u == t else 1.0 for u in LAND_TERRAINS] for t in LAND_TERRAINS}
-    hesitant = scores({"jungle": 0.0, "wetland": -1.0}, {"3": 0.0}, {"none": 0.0})
+    any_number = {str(n): 0.0 for n in range(1, 10)}
+    hesitant = scores({"jungle": 0.0, "wetland": -1.0}, any_number, {"none": 0.0})
     assert read(hesitant, None)[0] == "jungle"
     assert read(hesitant, near["wetland"])[0] == "wetland"
     assert read(hesitant, near["jungle"])[0] == "jungle"
     cache = scores({"cache": 0.0, "jungle": -0.5}, {"4": 0.0, "3": 0.0}, {"cache": 0.0, "none": 0.0})
     for t in LAND_TERRAINS:
         assert read(cache, near[t])[0] == "cache"
+    back = scores({"back:jungle": 0.0, "back:wetland": -1.0}, {"none": 0.0}, {"none": 0.0})
+    assert read(back, near["wetland"])[0] == "back:jungle"
     e = terrain_evidence(np.array([[0.0, 0.1, 5.0]]))
     assert e[0, 0] == 0.0 and -TERRAIN_CAP < e[0, 1] < 0.0 and e[0, 2] == -TERRAIN_CAP

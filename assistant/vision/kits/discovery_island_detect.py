@@ -916,8 +916,10 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
     face's mark is printed, :func:`ink_evidence`) a face design with a mark gains it and one
     without gains 0; every other design (a back, a marker tile, a bare hex) gains the better of the
     two, so the cue moves a hex between faces with and without a mark and never towards a face.
-    With ``terrain`` (:func:`terrain_evidence`) a face or back of terrain ``t`` gains its column
-    ``t`` (at most 0) and every other design 0, the best terrain's.
+    With ``terrain`` (:func:`terrain_evidence`) a face of terrain ``t`` gains its column ``t`` (at
+    most 0) and every other design 0, the best terrain's: a back too, whose pale hexagons cross the
+    band the terrain is read from (with backs as faces, a bush back on development still 204 read
+    as a mountain back).
 
     Parameters
     ----------
@@ -946,8 +948,7 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
         e = np.asarray(mark_evidence, np.float64)[:, None]
         joint = joint + np.where(marked[None], e, np.where(face[None], 0.0, np.maximum(e, 0.0)))
     if terrain is not None:
-        of = np.array([LAND_TERRAINS.index(t[0].removeprefix("back:")) if t[0].removeprefix("back:") in LAND_TERRAINS
-                       else -1 for t in table])
+        of = np.array([LAND_TERRAINS.index(t[0]) if t[0] in LAND_TERRAINS else -1 for t in table])   # faces only
         joint = joint + np.where(of[None] >= 0, np.asarray(terrain, np.float64)[:, np.maximum(of, 0)], 0.0)
     best = np.argmax(joint, axis=1)
     rows = np.arange(len(best))
