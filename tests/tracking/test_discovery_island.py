@@ -738,7 +738,7 @@ def test_the_ink_moves_a_hex_only_between_faces_with_and_without_a_mark(model):
     """``kit_decode`` with ``mark_evidence``: a face whose classifiers hesitate between its bare
     panel and a mark takes the mark when the ink says so and stays bare when it does not; a back
     the tile classifier prefers to a face stays a back whatever the ink says (the other designs
-    gain the better of the two), and the evidence is bounded (``ink_evidence``)."""
+    gain what the best face gains), and the evidence is bounded (``ink_evidence``)."""
     from assistant.vision.kits.discovery_island_detect import INK_CAP, INK_MIDPOINT, ink_evidence, kit_decode
 
     def scores(tile: dict, number: dict, mark: dict) -> dict:
@@ -796,8 +796,8 @@ def test_a_tile_is_nearest_its_own_terrain_patch_whatever_the_colour_cast():
 
 def test_the_terrain_cue_moves_a_hex_only_between_terrains(model):
     """``kit_decode`` with ``terrain``: a tile whose classifier hesitates between two terrains takes
-    the one the mat's patches say; a marker tile or a bare hex gains what the best terrain gains,
-    so the cue never draws a hex towards a face; a back is moved by the classifiers alone; the
+    the one the mat's patches say; a marker tile, a back or a bare hex gains what the best face
+    gains, so the cue neither draws a hex towards a face nor away from one; the
     evidence is bounded (``terrain_evidence``)."""
     from assistant.vision.kits.discovery_island_detect import TERRAIN_CAP, kit_decode, terrain_evidence
 
@@ -826,5 +826,8 @@ def test_the_terrain_cue_moves_a_hex_only_between_terrains(model):
         assert read(cache, near[t])[0] == "cache"
     back = scores({"back:jungle": 0.0, "back:wetland": -1.0}, {"none": 0.0}, {"none": 0.0})
     assert read(back, near["wetland"])[0] == "back:jungle"
+    # a face the patches disagree with stays a face (not a bare hex the classifiers liked less)
+    wetland = scores({"wetland": 0.0, "empty": -1.0}, any_number, {"none": 0.0})
+    assert read(wetland, near["jungle"])[0] == "wetland"
     e = terrain_evidence(np.array([[0.0, 0.1, 5.0]]))
     assert e[0, 0] == 0.0 and -TERRAIN_CAP < e[0, 1] < 0.0 and e[0, 2] == -TERRAIN_CAP

@@ -912,14 +912,14 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
     mark are not independent (a jungle face bears 2, 3 or 4; a shortcut on a mountain is a 4):
     each design's score is the sum over the slot kinds of the kind's label score divided by the
     classifier's temperature (its calibrated log-likelihood, :func:`~assistant.vision.classify.fit_classifier`),
-    and every slot takes its label from the best design. With ``mark_evidence`` (log-odds that a
-    face's mark is printed, :func:`ink_evidence`) a face design with a mark gains it and one
-    without gains 0; every other design (a back, a marker tile, a bare hex) gains the better of the
-    two, so the cue moves a hex between faces with and without a mark and never towards a face.
-    With ``terrain`` (:func:`terrain_evidence`) a face of terrain ``t`` gains its column ``t`` (at
-    most 0) and every other design 0, the best terrain's: a back too, whose pale hexagons cross the
-    band the terrain is read from (with backs as faces, a bush back on development still 204 read
-    as a mountain back).
+    and every slot takes its label from the best design. Two second cues rank the faces (a land
+    terrain, points and a mark): with ``mark_evidence`` (log-odds that a face's mark is printed,
+    :func:`ink_evidence`) a face with a mark gains it, and with ``terrain``
+    (:func:`terrain_evidence`) a face of terrain ``t`` gains column ``t``. Every other design (a
+    back, a marker tile, a bare hex) gains what the best face gained, so whether a hex holds a face
+    at all is decided by the classifiers as without the cues. Backs are not ranked by the terrain:
+    their pale hexagons cross the band it is read from (ranked as faces, a bush back on development
+    still 204 read as a mountain back).
 
     Parameters
     ----------
@@ -942,14 +942,20 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
     table = [slot_labels(d) for d in all_designs()] + [slot_labels(None)]
     index = {k: np.array([model.of(k).labels.index(t[i]) for t in table]) for i, k in enumerate(SLOT_KINDS)}
     joint = sum(np.asarray(scores[k], np.float64)[:, index[k]] / model.of(k).temperature for k in SLOT_KINDS)
+    face = np.array([t[0] in LAND_TERRAINS for t in table])
+    cue = np.zeros_like(joint)                                        # what the second cues add to each face
     if mark_evidence is not None:
-        face = np.array([t[0] in LAND_TERRAINS for t in table])
-        marked = face & np.array([t[2] != "none" for t in table])
-        e = np.asarray(mark_evidence, np.float64)[:, None]
-        joint = joint + np.where(marked[None], e, np.where(face[None], 0.0, np.maximum(e, 0.0)))
+        marked = np.array([t[2] != "none" for t in table])
+        cue = cue + np.where(marked[None], np.asarray(mark_evidence, np.float64)[:, None], 0.0)
     if terrain is not None:
-        of = np.array([LAND_TERRAINS.index(t[0]) if t[0] in LAND_TERRAINS else -1 for t in table])   # faces only
-        joint = joint + np.where(of[None] >= 0, np.asarray(terrain, np.float64)[:, np.maximum(of, 0)], 0.0)
+        of = np.array([LAND_TERRAINS.index(t[0]) if t[0] in LAND_TERRAINS else 0 for t in table])
+        cue = cue + np.asarray(terrain, np.float64)[:, of]
+    if mark_evidence is not None or terrain is not None:
+        # the cues rank the faces; every other design moves with the best face, so whether a hex
+        # holds a face, a back, a marker tile or nothing is the classifiers' call as before
+        faces = np.where(face[None], joint, -np.inf)
+        shift = (faces + cue).max(axis=1) - faces.max(axis=1)
+        joint = joint + np.where(face[None], cue, shift[:, None])
     best = np.argmax(joint, axis=1)
     rows = np.arange(len(best))
     out: dict[str, np.ndarray] = {}
