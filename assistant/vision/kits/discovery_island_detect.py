@@ -43,9 +43,11 @@ design blurred a prototype of its own, so a blurred crop is compared with the de
 
 The three slots of a hex are read together (:func:`kit_decode`): the kit prints 48 designs, so
 a hex's tile, number and mark are one of them (or a bare hex), and the design whose three labels
-score best together gives all three; a slot is never surer than its own classifier says. A
-second cue moves a face between its bare panel and a mark: the light the print at the mark's
-place absorbs (:func:`mark_ink`, :func:`ink_evidence`), which a blur spreads but keeps.
+score best together gives all three; a slot is never surer than its own classifier says. Two
+second cues rank the faces there (since session 18): the light the print at the mark's place
+absorbs, which a blur spreads but keeps (:func:`mark_ink`, :func:`ink_evidence`: a mark or a bare
+panel), and the terrain's colour beside the mat's own terrain patches, both as the camera saw
+them (:func:`terrain_distance`, :func:`terrain_evidence`: which terrain).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ import numpy as np
 from ...tracking.base import Reading
 from ..classify import (CellClassifier, cell_features, classify_batch, feature_scores, fit_classifier, label_confidence,
                         load, save)
-from ..colour_refs import ColourFrame, colour_frame
+from ..colour_refs import ColourFrame, colour_frame, read_strips
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
 from ..render.webcam import random_webcam
@@ -618,7 +620,8 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     -------
     dict slot -> SlotReading
         Slots ``(kind, col, row)``; ``second`` is the runner-up label. With all three kinds the
-        labels are those of the best design (:func:`kit_decode`) and the margin is the smaller of
+        labels are those of the best design (:func:`kit_decode`, with the mark's ink and the
+        terrain beside the mat's patches as second cues) and the margin is the smaller of
         the design's margin and the slot classifier's own (0 when it preferred another label);
         margins are in the score units of :data:`MARGIN_TEMPERATURE` (:func:`margin_units`).
 
@@ -1053,8 +1056,6 @@ def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.n
     (N, len(LAND_TERRAINS)) float64, or None
         None when no reference strip is read or one of the terrains' patches is not in view.
     """
-    from ..colour_refs import read_strips
-
     strips = read_strips(frame, homography, layout)
     if not strips or not all(any(t in s for s in strips) for t in LAND_TERRAINS):
         return None
