@@ -706,6 +706,19 @@ def test_blurred_marks_and_numbers_are_read_on_development_stills(model, still, 
     assert detect_image(image, None, model)[slot].label == want
 
 
+def _scores(model, tile: dict, number: dict, mark: dict) -> dict:
+    """One hex's classifier scores for ``kit_decode``: each kind's labels at the given nats (times the
+    classifier's temperature, its score units), every other label 20 nats below."""
+    out = {}
+    for kind, want in (("tile", tile), ("number", number), ("mark", mark)):
+        clf = model.of(kind)
+        row = np.full(len(clf.labels), -20.0 * clf.temperature)
+        for label, nats in want.items():
+            row[clf.labels.index(label)] = nats * clf.temperature
+        out[kind] = row[None]
+    return out
+
+
 def test_a_mark_keeps_its_ink_when_blurred_and_a_bare_panel_has_none():
     """``mark_ink``: on a rendered view a printed mark absorbs a fifth or more of the panel's light
     and a bare panel almost none; a blur of 1.2 mm on the mat (past legibility for the 13 mm mark)
@@ -741,25 +754,15 @@ def test_the_ink_moves_a_hex_only_between_faces_with_and_without_a_mark(model):
     gain what the best face gains), and the evidence is bounded (``ink_evidence``)."""
     from assistant.vision.kits.discovery_island_detect import INK_CAP, INK_MIDPOINT, ink_evidence, kit_decode
 
-    def scores(tile: dict, number: dict, mark: dict) -> dict:
-        out = {}
-        for kind, want in (("tile", tile), ("number", number), ("mark", mark)):
-            clf = model.of(kind)
-            row = np.full(len(clf.labels), -20.0 * clf.temperature)
-            for label, nats in want.items():
-                row[clf.labels.index(label)] = nats * clf.temperature
-            out[kind] = row[None]
-        return out
-
     def read(s, e):
         got = kit_decode(model, s, None if e is None else np.array([e]))
         return tuple(model.of(k).labels[got[k][0][0]] for k in SLOT_KINDS)
 
-    hesitant = scores({"jungle": 0.0}, {"3": 0.0}, {"none": 0.0, "event:fever": -1.0})
+    hesitant = _scores(model, {"jungle": 0.0}, {"3": 0.0}, {"none": 0.0, "event:fever": -1.0})
     assert read(hesitant, None) == ("jungle", "3", "none")
     assert read(hesitant, 3.0) == ("jungle", "3", "event:fever")
     assert read(hesitant, -3.0) == ("jungle", "3", "none")
-    back = scores({"back:jungle": 0.0, "jungle": -1.0}, {"none": 0.0, "3": 0.0}, {"none": 0.0, "event:fever": 0.0})
+    back = _scores(model, {"back:jungle": 0.0, "jungle": -1.0}, {"none": 0.0, "3": 0.0}, {"none": 0.0, "event:fever": 0.0})
     for e in (None, -INK_CAP, 0.0, INK_CAP):
         assert read(back, e)[0] == "back:jungle"
     ev = ink_evidence(np.array([0.0, INK_MIDPOINT, 1.0]))
@@ -801,33 +804,96 @@ def test_the_terrain_cue_moves_a_hex_only_between_terrains(model):
     evidence is bounded (``terrain_evidence``)."""
     from assistant.vision.kits.discovery_island_detect import TERRAIN_CAP, kit_decode, terrain_evidence
 
-    def scores(tile: dict, number: dict, mark: dict) -> dict:
-        out = {}
-        for kind, want in (("tile", tile), ("number", number), ("mark", mark)):
-            clf = model.of(kind)
-            row = np.full(len(clf.labels), -20.0 * clf.temperature)
-            for label, nats in want.items():
-                row[clf.labels.index(label)] = nats * clf.temperature
-            out[kind] = row[None]
-        return out
-
     def read(s, distance):
         got = kit_decode(model, s, terrain=None if distance is None else terrain_evidence(np.array([distance])))
         return tuple(model.of(k).labels[got[k][0][0]] for k in SLOT_KINDS)
 
     near = {t: [0.0 if u == t else 1.0 for u in LAND_TERRAINS] for t in LAND_TERRAINS}
     any_number = {str(n): 0.0 for n in range(1, 10)}
-    hesitant = scores({"jungle": 0.0, "wetland": -1.0}, any_number, {"none": 0.0})
+    hesitant = _scores(model, {"jungle": 0.0, "wetland": -1.0}, any_number, {"none": 0.0})
     assert read(hesitant, None)[0] == "jungle"
     assert read(hesitant, near["wetland"])[0] == "wetland"
     assert read(hesitant, near["jungle"])[0] == "jungle"
-    cache = scores({"cache": 0.0, "jungle": -0.5}, {"4": 0.0, "3": 0.0}, {"cache": 0.0, "none": 0.0})
+    cache = _scores(model, {"cache": 0.0, "jungle": -0.5}, {"4": 0.0, "3": 0.0}, {"cache": 0.0, "none": 0.0})
     for t in LAND_TERRAINS:
         assert read(cache, near[t])[0] == "cache"
-    back = scores({"back:jungle": 0.0, "back:wetland": -1.0}, {"none": 0.0}, {"none": 0.0})
+    back = _scores(model, {"back:jungle": 0.0, "back:wetland": -1.0}, {"none": 0.0}, {"none": 0.0})
     assert read(back, near["wetland"])[0] == "back:jungle"
     # a face the patches disagree with stays a face (not a bare hex the classifiers liked less)
-    wetland = scores({"wetland": 0.0, "empty": -1.0}, any_number, {"none": 0.0})
+    wetland = _scores(model, {"wetland": 0.0, "empty": -1.0}, any_number, {"none": 0.0})
     assert read(wetland, near["jungle"])[0] == "wetland"
     e = terrain_evidence(np.array([[0.0, 0.1, 5.0]]))
     assert e[0, 0] == 0.0 and -TERRAIN_CAP < e[0, 1] < 0.0 and e[0, 2] == -TERRAIN_CAP
+
+
+def test_the_second_cues_never_make_a_reading_surer(model):
+    """``kit_decode`` with cues: a slot keeping the label of the decode without cues keeps at most
+    that decode's margin (the cues, tuned on development stills, may agree and still add no
+    sureness), and a slot whose label a cue changed gets margin 0; checked on one hesitant tile and
+    on random scores and cues (2,000 hexes; without the cap about a third of the margins rise)."""
+    from assistant.vision.kits.discovery_island_detect import INK_CAP, kit_decode, terrain_evidence
+
+    near = {t: [0.0 if u == t else 1.0 for u in LAND_TERRAINS] for t in LAND_TERRAINS}
+    any_number = {str(n): 0.0 for n in range(1, 10)}
+    hesitant = _scores(model, {"jungle": 0.0, "wetland": -1.0}, any_number, {"none": 0.0})
+    plain = kit_decode(model, hesitant)
+    agree = kit_decode(model, hesitant, terrain=terrain_evidence(np.array([near["jungle"]])))
+    assert agree["tile"][0][0] == plain["tile"][0][0]
+    assert plain["tile:margin"][0] == pytest.approx(model.of("tile").temperature)      # 1 nat
+    assert agree["tile:margin"][0] == pytest.approx(plain["tile:margin"][0])
+    flipped = kit_decode(model, hesitant, terrain=terrain_evidence(np.array([near["wetland"]])))
+    assert model.of("tile").labels[flipped["tile"][0][0]] == "wetland" and flipped["tile:margin"][0] == 0.0
+
+    rng = np.random.default_rng(18)
+    n = 2000
+    scores = {k: rng.normal(0.0, 2.0, (n, len(model.of(k).labels))) * model.of(k).temperature for k in SLOT_KINDS}
+    ink = rng.uniform(-INK_CAP, INK_CAP, n)
+    terrain = terrain_evidence(rng.uniform(0.0, 0.6, (n, len(LAND_TERRAINS))))
+    plain, cued = kit_decode(model, scores), kit_decode(model, scores, ink, terrain)
+    changed = 0
+    for k in SLOT_KINDS:
+        same = cued[k][0] == plain[k][0]
+        changed += int((~same).sum())
+        assert np.all(cued[k + ":margin"][same] <= plain[k + ":margin"][same] + 1e-12)
+        assert np.all(cued[k + ":margin"][~same] == 0.0)
+        assert np.all(cued[k + ":margin"] >= 0.0)
+    assert changed > 0                                        # the cues do change labels here
+
+
+def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
+    """``terrain_distance`` reads the terrain patches only off the strips ``colour_frame`` trusts
+    (``readable_strips``): glare washing one strip out gives the distances of the other strip
+    alone, and with both washed out there is no cue (None)."""
+    from dataclasses import replace
+
+    import cv2
+
+    from assistant.vision.kits.discovery_island_detect import hex_crops, terrain_distance
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("discovery-island")
+    frame, homography, truth, _ = next(views(1234, 1, "normal"))
+    cells = sorted(c for c, d in truth.items() if d is not None)
+    crops = hex_crops(frame, homography, cells, layout, kinds=("tile",))["tile"]
+
+    def glare(image, strip_y0):
+        out = image.copy()
+        refs = [r.rect_mm for r in layout.references if r.rect_mm[1] == strip_y0]
+        x0, y0 = min(r[0] for r in refs) - 1, strip_y0 - 1
+        x1, y1 = max(r[2] for r in refs) + 1, max(r[3] for r in refs) + 1
+        pts = cv2.perspectiveTransform(np.float64([[[x0, y0]], [[x1, y0]], [[x1, y1]], [[x0, y1]]]), homography)
+        cv2.fillConvexPoly(out, np.round(pts.reshape(-1, 2)).astype(np.int32), (252, 252, 252))
+        return out
+
+    top, bottom = sorted({r.rect_mm[1] for r in layout.references})
+    only_top = replace(layout, references=tuple(r for r in layout.references if r.rect_mm[1] == top))
+    glared = glare(frame, bottom)
+    assert np.array_equal(hex_crops(glared, homography, cells, layout, kinds=("tile",))["tile"], crops)
+    want = terrain_distance(frame, homography, crops, only_top)
+    assert want is not None
+    assert np.allclose(terrain_distance(glared, homography, crops, layout), want)
+    both = terrain_distance(frame, homography, crops, layout)
+    assert not np.allclose(both, want)                        # the bottom strip does count when it is read
+    assert terrain_distance(glare(glared, top), homography, crops, layout) is None
+    with pytest.raises(ValueError):
+        terrain_distance(frame, homography, crops[:, :10], layout)

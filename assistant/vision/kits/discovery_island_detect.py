@@ -65,7 +65,7 @@ import numpy as np
 from ...tracking.base import Reading
 from ..classify import (CellClassifier, cell_features, classify_batch, feature_scores, fit_classifier, label_confidence,
                         load, save)
-from ..colour_refs import ColourFrame, colour_frame, read_strips
+from ..colour_refs import ColourFrame, colour_frame, readable_strips, srgb_to_linear
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
 from ..render.webcam import random_webcam
@@ -623,6 +623,7 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         labels are those of the best design (:func:`kit_decode`, with the mark's ink and the
         terrain beside the mat's patches as second cues) and the margin is the smaller of
         the design's margin and the slot classifier's own (0 when it preferred another label);
+        the design's margin is never more than without the cues, and 0 where a cue changed the label;
         margins are in the score units of :data:`MARGIN_TEMPERATURE` (:func:`margin_units`).
 
     Raises
@@ -926,6 +927,11 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
     their pale hexagons cross the band it is read from (ranked as faces, a bush back on development
     still 204 read as a mountain back).
 
+    The cues were tuned on development stills only, so they may fix a label but never make a
+    reading surer than the classifiers alone: with a cue, a slot whose label is the one the decode
+    without cues gives keeps the smaller of the two decodes' margins, and a slot whose label a cue
+    changed gets margin 0 (never sure).
+
     Parameters
     ----------
     model : DIModel
@@ -942,8 +948,21 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
         ``kind -> (top (N,) int, runner-up (N,) int)`` label indices into the kind's classifier
         labels (the runner-up: the best other label's best design), and ``kind + ":margin" -> (N,)``
         the best design's score over the best design with another label of that kind, in the
-        kind's own score units (times its temperature).
+        kind's own score units (times its temperature); with a cue, the design scores include the
+        cues' nats (times the temperature) and the margin is capped as above: at most the margin
+        without cues, 0 where a cue changed the label.
+
+    Raises
+    ------
+    KeyError
+        When ``scores`` lacks a kind of :data:`SLOT_KINDS`.
+    ValueError
+        When a kind's scores have another number of labels than its classifier (or rows differ
+        between kinds or cues: numpy's broadcasting error).
     """
+    for k in SLOT_KINDS:
+        if np.shape(scores[k])[-1] != len(model.of(k).labels):
+            raise ValueError(f"{k} scores have {np.shape(scores[k])[-1]} labels, the classifier {len(model.of(k).labels)}")
     table = [slot_labels(d) for d in all_designs()] + [slot_labels(None)]
     index = {k: np.array([model.of(k).labels.index(t[i]) for t in table]) for i, k in enumerate(SLOT_KINDS)}
     joint = sum(np.asarray(scores[k], np.float64)[:, index[k]] / model.of(k).temperature for k in SLOT_KINDS)
@@ -970,6 +989,12 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
         second = np.argmax(other, axis=1)
         out[k] = (top, index[k][second])
         out[k + ":margin"] = (joint[rows, best] - other[rows, second]) * model.of(k).temperature
+    if mark_evidence is not None or terrain is not None:
+        # never surer than without the cues: same label -> the smaller margin; a changed label -> 0
+        plain = kit_decode(model, scores)
+        for k in SLOT_KINDS:
+            same = out[k][0] == plain[k][0]
+            out[k + ":margin"] = np.where(same, np.minimum(out[k + ":margin"], plain[k + ":margin"]), 0.0)
     return out
 
 
@@ -999,14 +1024,18 @@ def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[in
     -------
     (len(cells),) float64
         About 0 for a bare white panel, 0.2-0.6 for a printed mark; meaningless where no face lies.
+
+    Raises
+    ------
+    KeyError
+        For a cell not on ``layout``'s mat (:meth:`~assistant.vision.mats.MatLayout.cell`).
     """
     if not len(cells):
         return np.zeros(0, np.float64)
     weights = np.float32([0.114, 0.587, 0.299])
 
     def grey(batch: np.ndarray) -> np.ndarray:
-        c = np.asarray(batch, np.float32) @ weights / 255.0
-        return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).reshape(len(cells), -1)
+        return srgb_to_linear(np.asarray(batch, np.float32) @ weights).reshape(len(cells), -1)
 
     white = np.percentile(grey(hex_crops(frame, homography, cells, layout, colour, kinds=("panel",))["panel"]), 97, axis=1)
     means = [grey(hex_crops(frame, homography, cells, layout, colour, shift, ("mark",))["mark"]).mean(axis=1)
@@ -1054,9 +1083,20 @@ def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.n
     Returns
     -------
     (N, len(LAND_TERRAINS)) float64, or None
-        None when no reference strip is read or one of the terrains' patches is not in view.
+        None when no reference strip is kept or one of the terrains' patches is on none kept. The
+        strips are those :func:`~assistant.vision.colour_refs.colour_frame` trusts
+        (:func:`~assistant.vision.colour_refs.readable_strips`: a covered, glared or clipped strip
+        is left out, so it cannot move every terrain's reference).
+
+    Raises
+    ------
+    ValueError
+        When ``tile_crops`` is not (N, S, S, 3).
     """
-    strips = read_strips(frame, homography, layout)
+    tile_crops = np.asarray(tile_crops)
+    if tile_crops.ndim != 4 or tile_crops.shape[1] != tile_crops.shape[2] or tile_crops.shape[3] != 3:
+        raise ValueError(f"tile crops must be (N, S, S, 3), got {tile_crops.shape}")
+    strips = [strip for strip, _curve in readable_strips(frame, homography, layout)]
     if not strips or not all(any(t in s for s in strips) for t in LAND_TERRAINS):
         return None
     patches = np.array([np.median([s[t][0] for s in strips if t in s], axis=0) for t in LAND_TERRAINS])
