@@ -277,6 +277,28 @@ def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     return np.array(levels), np.array(linear), ceiling
 
 
+def readable_strips(frame: np.ndarray, homography: np.ndarray, layout: MatLayout) -> list[tuple[dict, tuple]]:
+    """The reference strips :func:`colour_frame` trusts: those :func:`read_strips` finds whose
+    neutrals give a tone curve (:func:`_curve`; a strip covered, glared or clipped does not).
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    layout : MatLayout
+
+    Returns
+    -------
+    list of (dict, tuple)
+        Per strip kept, the strip as :func:`read_strips` gives it (name -> ``((3,) patch levels,
+        (3,) paper levels)``) and its curve ``(levels, linear, ceiling)``; empty when none is kept.
+    """
+    curves = [(s, _curve(s)) for s in read_strips(frame, homography, layout)]
+    return [(s, c) for s, c in curves if c is not None]
+
+
 def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLayout) -> ColourFrame:
     """The colour correction of one frame from the mat's references (module docstring).
 
@@ -297,9 +319,7 @@ def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     """
     if homography is None or not layout.references:
         return nominal()
-    strips = read_strips(frame, homography, layout)
-    curves = [(s, _curve(s)) for s in strips]
-    curves = [(s, c) for s, c in curves if c is not None]
+    curves = readable_strips(frame, homography, layout)
     if not curves:
         return nominal("colour references not readable (covered, out of view, clipped or glared)")
     strip, (levels, lin, ceiling) = max(curves, key=lambda sc: float(np.min(sc[1][0][:, -1] - sc[1][0][:, 0])))

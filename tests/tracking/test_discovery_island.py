@@ -20,7 +20,7 @@ from assistant.records import parse_record
 from assistant.tracking.base import Reading
 from assistant.tracking.discovery_island import (CENTRE, DiscoveryIslandTable, DiscoveryIslandTracker, TableState,
                                                  advance, lattice_step, target_cell)
-from assistant.vision.kits.discovery_island import (TILE_H_MM, TILE_R_MM, TILE_W_MM, all_designs, print_kit,
+from assistant.vision.kits.discovery_island import (LAND_TERRAINS, TILE_H_MM, TILE_R_MM, TILE_W_MM, all_designs, print_kit,
                                                     slot_labels, supply_designs, tile_art)
 from assistant.vision.kits.discovery_island_detect import (SLOT_KINDS, TEACH_BLOCK_VIEWS, TEACH_VIEWS, detect_image,
                                                            load_or_teach, read_slots, teaching_seeds)
@@ -704,3 +704,196 @@ def test_blurred_marks_and_numbers_are_read_on_development_stills(model, still, 
     image, truth, _shot = island_still(still, "stress")
     assert slot_labels(truth[slot[1:]])[SLOT_KINDS.index(slot[0])] == want
     assert detect_image(image, None, model)[slot].label == want
+
+
+def _scores(model, tile: dict, number: dict, mark: dict) -> dict:
+    """One hex's classifier scores for ``kit_decode``: each kind's labels at the given nats (times the
+    classifier's temperature, its score units), every other label 20 nats below."""
+    out = {}
+    for kind, want in (("tile", tile), ("number", number), ("mark", mark)):
+        clf = model.of(kind)
+        row = np.full(len(clf.labels), -20.0 * clf.temperature)
+        for label, nats in want.items():
+            row[clf.labels.index(label)] = nats * clf.temperature
+        out[kind] = row[None]
+    return out
+
+
+def test_a_mark_keeps_its_ink_when_blurred_and_a_bare_panel_has_none():
+    """``mark_ink``: on a rendered view a printed mark absorbs a fifth or more of the panel's light
+    and a bare panel almost none; a blur of 1.2 mm on the mat (past legibility for the 13 mm mark)
+    keeps the marks' ink above ``INK_MIDPOINT`` and the bare panels' below it."""
+    import cv2
+
+    from assistant.vision.colour_refs import colour_frame
+    from assistant.vision.kits.discovery_island_detect import INK_MIDPOINT, mark_ink
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("discovery-island")
+    frame, homography, truth, _ = next(views(1234, 1, "normal"))
+    faces = sorted(c for c, d in truth.items() if d is not None and slot_labels(d)[0] in LAND_TERRAINS)
+    marked = np.array([slot_labels(truth[c])[2] != "none" for c in faces])
+    assert marked.any() and (~marked).any()
+    sharp = mark_ink(frame, homography, faces, layout, colour_frame(frame, homography, layout))
+    assert sharp.shape == (len(faces),)
+    assert sharp[marked].min() > 0.2 and sharp[~marked].max() < 0.1
+    # a Gaussian of 1.2 mm on the mat: px per mm from the homography at the middle of the mat
+    centre = np.array([layout.size_mm[0] / 2, layout.size_mm[1] / 2])
+    pts = cv2.perspectiveTransform(np.float64([[centre, centre + (10.0, 0.0), centre + (0.0, 10.0)]]), homography)[0]
+    px_per_mm = 0.5 * (np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[2] - pts[0])) / 10.0
+    soft = cv2.GaussianBlur(frame, (0, 0), 1.2 * px_per_mm)
+    blurred = mark_ink(soft, homography, faces, layout, colour_frame(soft, homography, layout))
+    assert blurred[marked].min() > INK_MIDPOINT > blurred[~marked].max()
+    assert mark_ink(frame, homography, [], layout, colour_frame(frame, homography, layout)).shape == (0,)
+
+
+def test_the_ink_moves_a_hex_only_between_faces_with_and_without_a_mark(model):
+    """``kit_decode`` with ``mark_evidence``: a face whose classifiers hesitate between its bare
+    panel and a mark takes the mark when the ink says so and stays bare when it does not; a back
+    the tile classifier prefers to a face stays a back whatever the ink says (the other designs
+    gain what the best face gains), and the evidence is bounded (``ink_evidence``)."""
+    from assistant.vision.kits.discovery_island_detect import INK_CAP, INK_MIDPOINT, ink_evidence, kit_decode
+
+    def read(s, e):
+        got = kit_decode(model, s, None if e is None else np.array([e]))
+        return tuple(model.of(k).labels[got[k][0][0]] for k in SLOT_KINDS)
+
+    hesitant = _scores(model, {"jungle": 0.0}, {"3": 0.0}, {"none": 0.0, "event:fever": -1.0})
+    assert read(hesitant, None) == ("jungle", "3", "none")
+    assert read(hesitant, 3.0) == ("jungle", "3", "event:fever")
+    assert read(hesitant, -3.0) == ("jungle", "3", "none")
+    back = _scores(model, {"back:jungle": 0.0, "jungle": -1.0}, {"none": 0.0, "3": 0.0}, {"none": 0.0, "event:fever": 0.0})
+    for e in (None, -INK_CAP, 0.0, INK_CAP):
+        assert read(back, e)[0] == "back:jungle"
+    ev = ink_evidence(np.array([0.0, INK_MIDPOINT, 1.0]))
+    assert ev[0] == -INK_CAP and ev[1] == pytest.approx(0.0) and ev[2] == INK_CAP
+
+
+def test_a_tile_is_nearest_its_own_terrain_patch_whatever_the_colour_cast():
+    """``terrain_distance``: on a rendered view most land tiles (faces and backs) lie nearest
+    their own terrain's reference patch of the mat, and per-channel gains (a white balance, a
+    tinted lamp) on the whole frame move neither the tiles' nearest patch nor the distances much,
+    since the tile and the patches are seen through the same pipeline."""
+    from assistant.vision.kits.discovery_island_detect import hex_crops, terrain_distance
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("discovery-island")
+    frame, homography, truth, _ = next(views(1234, 1, "normal"))
+    cells = sorted(c for c, d in truth.items()
+                   if d is not None and slot_labels(d)[0].removeprefix("back:") in LAND_TERRAINS)
+    want = np.array([LAND_TERRAINS.index(slot_labels(truth[c])[0].removeprefix("back:")) for c in cells])
+
+    def distance(image):
+        return terrain_distance(image, homography, hex_crops(image, homography, cells, layout, kinds=("tile",))["tile"],
+                                layout)
+
+    plain = distance(frame)
+    assert plain.shape == (len(cells), len(LAND_TERRAINS))
+    assert np.mean(plain.argmin(axis=1) == want) >= 0.9
+    tinted = distance(np.clip(frame.astype(np.float32) * np.float32([0.55, 0.85, 1.0]), 0, 255).astype(np.uint8))
+    assert np.array_equal(tinted.argmin(axis=1), plain.argmin(axis=1))
+    assert np.median(np.abs(tinted - plain)) < 0.05
+    bare = mat_layout("forbidden-desert")                   # a mat without references: no cue
+    assert terrain_distance(frame, homography, np.zeros((1, 48, 48, 3), np.uint8), bare) is None
+
+
+def test_the_terrain_cue_moves_a_hex_only_between_terrains(model):
+    """``kit_decode`` with ``terrain``: a tile whose classifier hesitates between two terrains takes
+    the one the mat's patches say; a marker tile, a back or a bare hex gains what the best face
+    gains, so the cue neither draws a hex towards a face nor away from one; the
+    evidence is bounded (``terrain_evidence``)."""
+    from assistant.vision.kits.discovery_island_detect import TERRAIN_CAP, kit_decode, terrain_evidence
+
+    def read(s, distance):
+        got = kit_decode(model, s, terrain=None if distance is None else terrain_evidence(np.array([distance])))
+        return tuple(model.of(k).labels[got[k][0][0]] for k in SLOT_KINDS)
+
+    near = {t: [0.0 if u == t else 1.0 for u in LAND_TERRAINS] for t in LAND_TERRAINS}
+    any_number = {str(n): 0.0 for n in range(1, 10)}
+    hesitant = _scores(model, {"jungle": 0.0, "wetland": -1.0}, any_number, {"none": 0.0})
+    assert read(hesitant, None)[0] == "jungle"
+    assert read(hesitant, near["wetland"])[0] == "wetland"
+    assert read(hesitant, near["jungle"])[0] == "jungle"
+    cache = _scores(model, {"cache": 0.0, "jungle": -0.5}, {"4": 0.0, "3": 0.0}, {"cache": 0.0, "none": 0.0})
+    for t in LAND_TERRAINS:
+        assert read(cache, near[t])[0] == "cache"
+    back = _scores(model, {"back:jungle": 0.0, "back:wetland": -1.0}, {"none": 0.0}, {"none": 0.0})
+    assert read(back, near["wetland"])[0] == "back:jungle"
+    # a face the patches disagree with stays a face (not a bare hex the classifiers liked less)
+    wetland = _scores(model, {"wetland": 0.0, "empty": -1.0}, any_number, {"none": 0.0})
+    assert read(wetland, near["jungle"])[0] == "wetland"
+    e = terrain_evidence(np.array([[0.0, 0.1, 5.0]]))
+    assert e[0, 0] == 0.0 and -TERRAIN_CAP < e[0, 1] < 0.0 and e[0, 2] == -TERRAIN_CAP
+
+
+def test_the_second_cues_never_make_a_reading_surer(model):
+    """``kit_decode`` with cues: a slot keeping the label of the decode without cues keeps at most
+    that decode's margin (the cues, tuned on development stills, may agree and still add no
+    sureness), and a slot whose label a cue changed gets margin 0; checked on one hesitant tile and
+    on random scores and cues (2,000 hexes; without the cap about a third of the margins rise)."""
+    from assistant.vision.kits.discovery_island_detect import INK_CAP, kit_decode, terrain_evidence
+
+    near = {t: [0.0 if u == t else 1.0 for u in LAND_TERRAINS] for t in LAND_TERRAINS}
+    any_number = {str(n): 0.0 for n in range(1, 10)}
+    hesitant = _scores(model, {"jungle": 0.0, "wetland": -1.0}, any_number, {"none": 0.0})
+    plain = kit_decode(model, hesitant)
+    agree = kit_decode(model, hesitant, terrain=terrain_evidence(np.array([near["jungle"]])))
+    assert agree["tile"][0][0] == plain["tile"][0][0]
+    assert plain["tile:margin"][0] == pytest.approx(model.of("tile").temperature)      # 1 nat
+    assert agree["tile:margin"][0] == pytest.approx(plain["tile:margin"][0])
+    flipped = kit_decode(model, hesitant, terrain=terrain_evidence(np.array([near["wetland"]])))
+    assert model.of("tile").labels[flipped["tile"][0][0]] == "wetland" and flipped["tile:margin"][0] == 0.0
+
+    rng = np.random.default_rng(18)
+    n = 2000
+    scores = {k: rng.normal(0.0, 2.0, (n, len(model.of(k).labels))) * model.of(k).temperature for k in SLOT_KINDS}
+    ink = rng.uniform(-INK_CAP, INK_CAP, n)
+    terrain = terrain_evidence(rng.uniform(0.0, 0.6, (n, len(LAND_TERRAINS))))
+    plain, cued = kit_decode(model, scores), kit_decode(model, scores, ink, terrain)
+    changed = 0
+    for k in SLOT_KINDS:
+        same = cued[k][0] == plain[k][0]
+        changed += int((~same).sum())
+        assert np.all(cued[k + ":margin"][same] <= plain[k + ":margin"][same] + 1e-12)
+        assert np.all(cued[k + ":margin"][~same] == 0.0)
+        assert np.all(cued[k + ":margin"] >= 0.0)
+    assert changed > 0                                        # the cues do change labels here
+
+
+def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
+    """``terrain_distance`` reads the terrain patches only off the strips ``colour_frame`` trusts
+    (``readable_strips``): glare washing one strip out gives the distances of the other strip
+    alone, and with both washed out there is no cue (None)."""
+    from dataclasses import replace
+
+    import cv2
+
+    from assistant.vision.kits.discovery_island_detect import hex_crops, terrain_distance
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("discovery-island")
+    frame, homography, truth, _ = next(views(1234, 1, "normal"))
+    cells = sorted(c for c, d in truth.items() if d is not None)
+    crops = hex_crops(frame, homography, cells, layout, kinds=("tile",))["tile"]
+
+    def glare(image, strip_y0):
+        out = image.copy()
+        refs = [r.rect_mm for r in layout.references if r.rect_mm[1] == strip_y0]
+        x0, y0 = min(r[0] for r in refs) - 1, strip_y0 - 1
+        x1, y1 = max(r[2] for r in refs) + 1, max(r[3] for r in refs) + 1
+        pts = cv2.perspectiveTransform(np.float64([[[x0, y0]], [[x1, y0]], [[x1, y1]], [[x0, y1]]]), homography)
+        cv2.fillConvexPoly(out, np.round(pts.reshape(-1, 2)).astype(np.int32), (252, 252, 252))
+        return out
+
+    top, bottom = sorted({r.rect_mm[1] for r in layout.references})
+    only_top = replace(layout, references=tuple(r for r in layout.references if r.rect_mm[1] == top))
+    glared = glare(frame, bottom)
+    assert np.array_equal(hex_crops(glared, homography, cells, layout, kinds=("tile",))["tile"], crops)
+    want = terrain_distance(frame, homography, crops, only_top)
+    assert want is not None
+    assert np.allclose(terrain_distance(glared, homography, crops, layout), want)
+    both = terrain_distance(frame, homography, crops, layout)
+    assert not np.allclose(both, want)                        # the bottom strip does count when it is read
+    assert terrain_distance(glare(glared, top), homography, crops, layout) is None
+    with pytest.raises(ValueError):
+        terrain_distance(frame, homography, crops[:, :10], layout)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from assistant.vision.colour_refs import colour_frame, nominal, read_strips, srgb_to_linear
+from assistant.vision.colour_refs import colour_frame, nominal, read_strips, readable_strips, srgb_to_linear
 from assistant.vision.mats import mat_layout
 from assistant.vision.printing import draw_mat
 
@@ -83,3 +83,23 @@ def test_corrected_levels_show_the_print_whatever_the_pipeline():
     assert np.median(np.abs(seen - want)) > 3 * np.median(np.abs(got - want))
     assert np.median(np.abs(got - want)) < 8
     assert nominal().corrected(np.uint8([[1, 2, 3]])).tolist() == [[1, 2, 3]]     # no references: unchanged
+
+
+def test_a_glared_strip_is_read_but_not_trusted():
+    """``readable_strips``: glare washing one strip out (near-white over all its patches) leaves it
+    among the strips read but out of those ``colour_frame`` trusts; the other strip stays."""
+    import cv2
+
+    layout = mat_layout("discovery-island")
+    h = camera_homography(layout, 20, 30, distance_mm=1100.0)
+    image = render(layout, h, draw_mat(layout, TEX_PPM))
+    assert len(readable_strips(image, h, layout)) == len(read_strips(image, h, layout)) == 2
+    y0 = max(r.rect_mm[1] for r in layout.references)
+    refs = [r.rect_mm for r in layout.references if r.rect_mm[1] == y0]
+    x0, x1, y1 = min(r[0] for r in refs) - 1, max(r[2] for r in refs) + 1, max(r[3] for r in refs) + 1
+    pts = cv2.perspectiveTransform(np.float64([[[x0, y0 - 1]], [[x1, y0 - 1]], [[x1, y1]], [[x0, y1]]]), h)
+    cv2.fillConvexPoly(image, np.round(pts.reshape(-1, 2)).astype(np.int32), (252, 252, 252))
+    kept = readable_strips(image, h, layout)
+    assert len(read_strips(image, h, layout)) == 2 and len(kept) == 1
+    top = read_strips(image, h, layout)[0]                               # the strip nearer y = 0, not glared
+    assert all(np.array_equal(kept[0][0][n][0], top[n][0]) for n in top)

@@ -43,7 +43,11 @@ design blurred a prototype of its own, so a blurred crop is compared with the de
 
 The three slots of a hex are read together (:func:`kit_decode`): the kit prints 48 designs, so
 a hex's tile, number and mark are one of them (or a bare hex), and the design whose three labels
-score best together gives all three; a slot is never surer than its own classifier says.
+score best together gives all three; a slot is never surer than its own classifier says. Two
+second cues rank the faces there (since session 18): the light the print at the mark's place
+absorbs, which a blur spreads but keeps (:func:`mark_ink`, :func:`ink_evidence`: a mark or a bare
+panel), and the terrain's colour beside the mat's own terrain patches, both as the camera saw
+them (:func:`terrain_distance`, :func:`terrain_evidence`: which terrain).
 """
 
 from __future__ import annotations
@@ -61,11 +65,11 @@ import numpy as np
 from ...tracking.base import Reading
 from ..classify import (CellClassifier, cell_features, classify_batch, feature_scores, fit_classifier, label_confidence,
                         load, save)
-from ..colour_refs import ColourFrame, colour_frame
+from ..colour_refs import ColourFrame, colour_frame, readable_strips, srgb_to_linear
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
 from ..render.webcam import random_webcam
-from .discovery_island import MARK_CENTRE_MM, NUMBER_CENTRE_MM, all_designs, slot_labels
+from .discovery_island import LAND_TERRAINS, MARK_CENTRE_MM, NUMBER_CENTRE_MM, all_designs, slot_labels
 
 GAME = "discovery-island"
 SLOT_KINDS = ("tile", "number", "mark")
@@ -120,6 +124,32 @@ MARGIN_TEMPERATURE = {"tile": 0.27212, "number": 0.19692, "mark": 0.19692}
 #: its number and mark are then not trusted (on the tuning views no tile without glare went above
 #: 0.57, and every glare-washed misread was above 0.65)
 WASHED_RATIO = 0.62
+#: the mark's ink as a second cue (:func:`mark_ink`, :func:`ink_evidence`): log-odds, in nats per unit
+#: of ink share, that a face's mark is printed rather than left bare, centred on :data:`INK_MIDPOINT`
+#: and bounded by :data:`INK_CAP`. A blur spreads the print but keeps the light it absorbs, so the
+#: ink share stays where the shape is smeared past legibility. The slope and midpoint are a
+#: logistic fit (rounded) on the second renderer's development stills, kit_photos seeds 101-116 and
+#: 201-216, normal and stress, land faces only (1,312 bare panels, 1,482 marks; fitted slope 133,
+#: midpoint 0.159): bare panels' ink share at most 0.09 in normal light and 0.19 in stress (99th
+#: percentile 0.14), marks' at least 0.24 and 0.15 (1st percentile 0.17)
+INK_SLOPE = 130.0
+INK_MIDPOINT = 0.16
+#: bound of :func:`ink_evidence`, nats: the ink alone never outweighs the calibrated evidence of a
+#: sure mark reading (``SURE["mark"]`` margin over ``MARGIN_TEMPERATURE["mark"]``, 5.1 nats)
+INK_CAP = 5.0
+#: the terrain's colour beside the mat's own terrain patches as a second cue (:func:`terrain_distance`,
+#: :func:`terrain_evidence`): a Gaussian of this width (log-chromaticity units) in the distance to each
+#: terrain's patch, about the spread of the true terrain's distance on the second renderer's
+#: development stills (kit_photos seeds 101-116 and 201-216, stress, land faces: median 0.07, root
+#: mean square 0.26). Simulated on the development stress stills' scores (8,064 tiles, seeds 101-216
+#: and held-out seeds 1-5001, backs ranked too): wrong tiles 30 (no cue), sigma 0.1 17, 0.15 13, 0.2 13,
+#: 0.3 19; with faces only, as now, 0.2 gave 15 and 0.15 13 (0.2 kept, chosen before)
+TERRAIN_SIGMA = 0.2
+#: bound of :func:`terrain_evidence`, nats below the best terrain (as :data:`INK_CAP`)
+TERRAIN_CAP = 5.0
+#: rows of the tile crop (a share of its side from the top and from the bottom) whose middle columns
+#: (:data:`TERRAIN_BAND`'s second share left out at each side) show the terrain above and below the panel
+TERRAIN_BAND = (0.21, 0.3)
 
 
 @dataclass(frozen=True)
@@ -590,8 +620,10 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     -------
     dict slot -> SlotReading
         Slots ``(kind, col, row)``; ``second`` is the runner-up label. With all three kinds the
-        labels are those of the best design (:func:`kit_decode`) and the margin is the smaller of
+        labels are those of the best design (:func:`kit_decode`, with the mark's ink and the
+        terrain beside the mat's patches as second cues) and the margin is the smaller of
         the design's margin and the slot classifier's own (0 when it preferred another label);
+        the design's margin is never more than without the cues, and 0 where a cue changed the label;
         margins are in the score units of :data:`MARGIN_TEMPERATURE` (:func:`margin_units`).
 
     Raises
@@ -608,6 +640,7 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     layout = layout or mat_layout(GAME)
     crops = hex_crops(frame, homography, cells, layout, kinds=tuple(kinds) + ("panel",))
     washed = washed_out(crops.pop("panel"))            # on the camera's levels, as WASHED_RATIO was tuned
+    distance = terrain_distance(frame, homography, crops["tile"], layout) if set(kinds) == set(SLOT_KINDS) else None
     colour = colour_frame(frame, homography, layout)
     crops = {kind: colour.corrected(batch) for kind, batch in crops.items()}
     scores = {kind: classify_batch(model.of(kind), crops[kind]).scores for kind in kinds}
@@ -616,7 +649,10 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
         stacks[kind] = shifted_scores(model.of(kind), frame, homography, cells, kind, layout, colour, scores[kind],
                                       every_shift=True)
         scores[kind] = best_shift(stacks[kind])
-    chosen = kit_decode(model, scores) if set(kinds) == set(SLOT_KINDS) else None
+    chosen = None
+    if set(kinds) == set(SLOT_KINDS):
+        chosen = kit_decode(model, scores, ink_evidence(mark_ink(frame, homography, cells, layout, colour)),
+                            None if distance is None else terrain_evidence(distance))
     out: dict[tuple, SlotReading] = {}
     for kind in kinds:
         clf = model.of(kind)
@@ -874,20 +910,37 @@ def fit_placement_calibration(stack: np.ndarray, truth: np.ndarray, reject_quant
     return best[1], best[2]
 
 
-def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.ndarray | None = None,
+               terrain: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The three slots of each hex read together, as one of the kit's designs (or a bare hex).
 
     A hex shows one of :func:`~.discovery_island.all_designs` or nothing, so its tile, number and
     mark are not independent (a jungle face bears 2, 3 or 4; a shortcut on a mountain is a 4):
     each design's score is the sum over the slot kinds of the kind's label score divided by the
     classifier's temperature (its calibrated log-likelihood, :func:`~assistant.vision.classify.fit_classifier`),
-    and every slot takes its label from the best design.
+    and every slot takes its label from the best design. Two second cues rank the faces (a land
+    terrain, points and a mark): with ``mark_evidence`` (log-odds that a face's mark is printed,
+    :func:`ink_evidence`) a face with a mark gains it, and with ``terrain``
+    (:func:`terrain_evidence`) a face of terrain ``t`` gains column ``t``. Every other design (a
+    back, a marker tile, a bare hex) gains what the best face gained, so whether a hex holds a face
+    at all is decided by the classifiers as without the cues. Backs are not ranked by the terrain:
+    their pale hexagons cross the band it is read from (ranked as faces, a bush back on development
+    still 204 read as a mountain back).
+
+    The cues were tuned on development stills only, so they may fix a label but never make a
+    reading surer than the classifiers alone: with a cue, a slot whose label is the one the decode
+    without cues gives keeps the smaller of the two decodes' margins, and a slot whose label a cue
+    changed gets margin 0 (never sure).
 
     Parameters
     ----------
     model : DIModel
     scores : dict kind -> (N, L_kind) float
         :attr:`~assistant.vision.classify.Predictions.scores` of each kind's classifier, rows = hexes.
+    mark_evidence : (N,) float, optional
+        Nats per hex.
+    terrain : (N, len(LAND_TERRAINS)) float, optional
+        Nats per hex and land terrain, at most 0.
 
     Returns
     -------
@@ -895,11 +948,38 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.nd
         ``kind -> (top (N,) int, runner-up (N,) int)`` label indices into the kind's classifier
         labels (the runner-up: the best other label's best design), and ``kind + ":margin" -> (N,)``
         the best design's score over the best design with another label of that kind, in the
-        kind's own score units (times its temperature).
+        kind's own score units (times its temperature); with a cue, the design scores include the
+        cues' nats (times the temperature) and the margin is capped as above: at most the margin
+        without cues, 0 where a cue changed the label.
+
+    Raises
+    ------
+    KeyError
+        When ``scores`` lacks a kind of :data:`SLOT_KINDS`.
+    ValueError
+        When a kind's scores have another number of labels than its classifier (or rows differ
+        between kinds or cues: numpy's broadcasting error).
     """
+    for k in SLOT_KINDS:
+        if np.shape(scores[k])[-1] != len(model.of(k).labels):
+            raise ValueError(f"{k} scores have {np.shape(scores[k])[-1]} labels, the classifier {len(model.of(k).labels)}")
     table = [slot_labels(d) for d in all_designs()] + [slot_labels(None)]
     index = {k: np.array([model.of(k).labels.index(t[i]) for t in table]) for i, k in enumerate(SLOT_KINDS)}
     joint = sum(np.asarray(scores[k], np.float64)[:, index[k]] / model.of(k).temperature for k in SLOT_KINDS)
+    face = np.array([t[0] in LAND_TERRAINS for t in table])
+    cue = np.zeros_like(joint)                                        # what the second cues add to each face
+    if mark_evidence is not None:
+        marked = np.array([t[2] != "none" for t in table])
+        cue = cue + np.where(marked[None], np.asarray(mark_evidence, np.float64)[:, None], 0.0)
+    if terrain is not None:
+        of = np.array([LAND_TERRAINS.index(t[0]) if t[0] in LAND_TERRAINS else 0 for t in table])
+        cue = cue + np.asarray(terrain, np.float64)[:, of]
+    if mark_evidence is not None or terrain is not None:
+        # the cues rank the faces; every other design moves with the best face, so whether a hex
+        # holds a face, a back, a marker tile or nothing is the classifiers' call as before
+        faces = np.where(face[None], joint, -np.inf)
+        shift = (faces + cue).max(axis=1) - faces.max(axis=1)
+        joint = joint + np.where(face[None], cue, shift[:, None])
     best = np.argmax(joint, axis=1)
     rows = np.arange(len(best))
     out: dict[str, np.ndarray] = {}
@@ -909,7 +989,145 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray]) -> dict[str, np.nd
         second = np.argmax(other, axis=1)
         out[k] = (top, index[k][second])
         out[k + ":margin"] = (joint[rows, best] - other[rows, second]) * model.of(k).temperature
+    if mark_evidence is not None or terrain is not None:
+        # never surer than without the cues: same label -> the smaller margin; a changed label -> 0
+        plain = kit_decode(model, scores)
+        for k in SLOT_KINDS:
+            same = out[k][0] == plain[k][0]
+            out[k + ":margin"] = np.where(same, np.minimum(out[k + ":margin"], plain[k + ":margin"]), 0.0)
     return out
+
+
+def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]], layout: MatLayout,
+             colour: ColourFrame) -> np.ndarray:
+    """How much light the print at each hex's mark place absorbs: ``1 - mean / white`` of the linear
+    grey (Rec. 601 weights of the colour-corrected crop, decoded by the sRGB curve, IEC 61966-2-1),
+    ``mean`` over the mark's crop and ``white`` the 97th percentile of the ``panel`` crop
+    (:data:`REGIONS`), the least over the shifts of :data:`SHIFTS_MM` (a tile laid off brings the
+    terrain into the crop at some shifts, not at all).
+
+    A blur spreads the print but keeps the light it absorbs (a blur kernel sums to 1), so a mark
+    smeared past legibility still has its ink, and a bare panel none (:func:`ink_evidence`).
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR, undistorted.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    cells : sequence of (col, row)
+    layout : MatLayout
+    colour : ColourFrame
+        The frame's colour correction, applied to every crop.
+
+    Returns
+    -------
+    (len(cells),) float64
+        About 0 for a bare white panel, 0.2-0.6 for a printed mark; meaningless where no face lies.
+
+    Raises
+    ------
+    KeyError
+        For a cell not on ``layout``'s mat (:meth:`~assistant.vision.mats.MatLayout.cell`).
+    """
+    if not len(cells):
+        return np.zeros(0, np.float64)
+    weights = np.float32([0.114, 0.587, 0.299])
+
+    def grey(batch: np.ndarray) -> np.ndarray:
+        return srgb_to_linear(np.asarray(batch, np.float32) @ weights).reshape(len(cells), -1)
+
+    white = np.percentile(grey(hex_crops(frame, homography, cells, layout, colour, kinds=("panel",))["panel"]), 97, axis=1)
+    means = [grey(hex_crops(frame, homography, cells, layout, colour, shift, ("mark",))["mark"]).mean(axis=1)
+             for shift in SHIFTS_MM]
+    return (1.0 - np.max(means, axis=0) / np.maximum(white, 1e-3)).astype(np.float64)
+
+
+def ink_evidence(ink: np.ndarray) -> np.ndarray:
+    """Log-odds (nats) that a face's mark is printed rather than bare, from its ink share
+    (:func:`mark_ink`): ``INK_SLOPE * (ink - INK_MIDPOINT)`` bounded to ``+-INK_CAP``
+    (a logistic fit on development stills, :data:`INK_SLOPE`).
+
+    Parameters
+    ----------
+    ink : (N,) float
+
+    Returns
+    -------
+    (N,) float64
+        In ``[-INK_CAP, INK_CAP]``.
+    """
+    return np.clip(INK_SLOPE * (np.asarray(ink, np.float64) - INK_MIDPOINT), -INK_CAP, INK_CAP)
+
+
+def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.ndarray,
+                     layout: MatLayout) -> np.ndarray | None:
+    """How far each tile crop's terrain colour lies from each land terrain's printed reference
+    patch in the same frame, in log-chromaticity (the logs of the B, G, R levels less their mean:
+    a brightness, a lamp's fall-off or a shadow moves all three alike and drops out). Both are
+    camera levels, not colour-corrected: the tile and the patches went through the same pipeline,
+    so a colour cast, a wrong colour matrix or references too poor to correct by (a dim blue
+    channel, JPEG's chroma) move both.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    tile_crops : (N, S, S, 3) uint8
+        The ``tile`` crops (:func:`hex_crops` without colour correction); the terrain is read as the
+        median of the band above and below the panel (:data:`TERRAIN_BAND`).
+    layout : MatLayout
+
+    Returns
+    -------
+    (N, len(LAND_TERRAINS)) float64, or None
+        None when no reference strip is kept or one of the terrains' patches is on none kept. The
+        strips are those :func:`~assistant.vision.colour_refs.colour_frame` trusts
+        (:func:`~assistant.vision.colour_refs.readable_strips`: a covered, glared or clipped strip
+        is left out, so it cannot move every terrain's reference).
+
+    Raises
+    ------
+    ValueError
+        When ``tile_crops`` is not (N, S, S, 3).
+    """
+    tile_crops = np.asarray(tile_crops)
+    if tile_crops.ndim != 4 or tile_crops.shape[1] != tile_crops.shape[2] or tile_crops.shape[3] != 3:
+        raise ValueError(f"tile crops must be (N, S, S, 3), got {tile_crops.shape}")
+    strips = [strip for strip, _curve in readable_strips(frame, homography, layout)]
+    if not strips or not all(any(t in s for s in strips) for t in LAND_TERRAINS):
+        return None
+    patches = np.array([np.median([s[t][0] for s in strips if t in s], axis=0) for t in LAND_TERRAINS])
+    crops = np.asarray(tile_crops, np.float64)
+    n, size = crops.shape[:2]
+    rows, cols = int(size * TERRAIN_BAND[0]), int(size * TERRAIN_BAND[1])
+    band = np.concatenate([crops[:, :rows, cols:size - cols], crops[:, size - rows:, cols:size - cols]], axis=1)
+    terrain = np.median(band.reshape(n, -1, 3), axis=1)
+
+    def chroma(v: np.ndarray) -> np.ndarray:
+        v = np.log(np.maximum(v, 2.0))
+        return v - v.mean(axis=-1, keepdims=True)
+
+    return np.linalg.norm(chroma(terrain)[:, None] - chroma(patches)[None], axis=2)
+
+
+def terrain_evidence(distance: np.ndarray) -> np.ndarray:
+    """Log-likelihood (nats) of each land terrain from :func:`terrain_distance`, relative to the
+    best: ``-d^2 / (2 TERRAIN_SIGMA^2)`` less its row's maximum, bounded below by ``-TERRAIN_CAP``.
+
+    Parameters
+    ----------
+    distance : (N, T) float
+
+    Returns
+    -------
+    (N, T) float64
+        In ``[-TERRAIN_CAP, 0]``, 0 for each row's nearest terrain.
+    """
+    e = -np.asarray(distance, np.float64) ** 2 / (2 * TERRAIN_SIGMA ** 2)
+    return np.maximum(e - e.max(axis=1, keepdims=True), -TERRAIN_CAP)
 
 
 def washed_out(panel_crops: np.ndarray) -> np.ndarray:
