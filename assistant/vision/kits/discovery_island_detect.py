@@ -133,6 +133,8 @@ WASHED_RATIO = 0.62
 #: midpoint 0.159): bare panels' ink share at most 0.09 in normal light and 0.19 in stress (99th
 #: percentile 0.14), marks' at least 0.24 and 0.15 (1st percentile 0.17)
 INK_SLOPE = 130.0
+#: Rec. 601 luma weights in BGR order: the grey of a crop (:func:`mark_ink`, :func:`washed_out`)
+GREY_WEIGHTS = np.float32([0.114, 0.587, 0.299])
 INK_MIDPOINT = 0.16
 #: bound of :func:`ink_evidence`, nats: the ink alone never outweighs the calibrated evidence of a
 #: sure mark reading (``SURE["mark"]`` margin over ``MARGIN_TEMPERATURE["mark"]``, 5.1 nats)
@@ -966,15 +968,16 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
     table = [slot_labels(d) for d in all_designs()] + [slot_labels(None)]
     index = {k: np.array([model.of(k).labels.index(t[i]) for t in table]) for i, k in enumerate(SLOT_KINDS)}
     joint = sum(np.asarray(scores[k], np.float64)[:, index[k]] / model.of(k).temperature for k in SLOT_KINDS)
-    face = np.array([t[0] in LAND_TERRAINS for t in table])
-    cue = np.zeros_like(joint)                                        # what the second cues add to each face
-    if mark_evidence is not None:
-        marked = np.array([t[2] != "none" for t in table])
-        cue = cue + np.where(marked[None], np.asarray(mark_evidence, np.float64)[:, None], 0.0)
-    if terrain is not None:
-        of = np.array([LAND_TERRAINS.index(t[0]) if t[0] in LAND_TERRAINS else 0 for t in table])
-        cue = cue + np.asarray(terrain, np.float64)[:, of]
-    if mark_evidence is not None or terrain is not None:
+    cued = mark_evidence is not None or terrain is not None
+    if cued:
+        face = np.array([t[0] in LAND_TERRAINS for t in table])
+        cue = np.zeros_like(joint)                                    # what the second cues add to each face
+        if mark_evidence is not None:
+            marked = np.array([t[2] != "none" for t in table])
+            cue = cue + np.where(marked[None], np.asarray(mark_evidence, np.float64)[:, None], 0.0)
+        if terrain is not None:
+            of = np.array([LAND_TERRAINS.index(t[0]) if t[0] in LAND_TERRAINS else 0 for t in table])
+            cue = cue + np.asarray(terrain, np.float64)[:, of]
         # the cues rank the faces; every other design moves with the best face, so whether a hex
         # holds a face, a back, a marker tile or nothing is the classifiers' call as before
         faces = np.where(face[None], joint, -np.inf)
@@ -989,7 +992,7 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
         second = np.argmax(other, axis=1)
         out[k] = (top, index[k][second])
         out[k + ":margin"] = (joint[rows, best] - other[rows, second]) * model.of(k).temperature
-    if mark_evidence is not None or terrain is not None:
+    if cued:
         # never surer than without the cues: same label -> the smaller margin; a changed label -> 0
         plain = kit_decode(model, scores)
         for k in SLOT_KINDS:
@@ -1032,10 +1035,8 @@ def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[in
     """
     if not len(cells):
         return np.zeros(0, np.float64)
-    weights = np.float32([0.114, 0.587, 0.299])
-
     def grey(batch: np.ndarray) -> np.ndarray:
-        return srgb_to_linear(np.asarray(batch, np.float32) @ weights).reshape(len(cells), -1)
+        return srgb_to_linear(np.asarray(batch, np.float32) @ GREY_WEIGHTS).reshape(len(cells), -1)
 
     white = np.percentile(grey(hex_crops(frame, homography, cells, layout, colour, kinds=("panel",))["panel"]), 97, axis=1)
     means = [grey(hex_crops(frame, homography, cells, layout, colour, shift, ("mark",))["mark"]).mean(axis=1)
@@ -1145,7 +1146,7 @@ def washed_out(panel_crops: np.ndarray) -> np.ndarray:
     -------
     (N,) bool
     """
-    grey = np.asarray(panel_crops, np.float32) @ np.float32([0.114, 0.587, 0.299])
+    grey = np.asarray(panel_crops, np.float32) @ GREY_WEIGHTS
     flat = grey.reshape(len(grey), -1)
     low, high = np.percentile(flat, 3, axis=1), np.percentile(flat, 97, axis=1)
     return low >= WASHED_RATIO * np.maximum(high, 1.0)
