@@ -200,7 +200,12 @@ def setup_flags(readings: Mapping[Slot, Reading], players: Sequence[str] | None 
         if weak:
             what = " and ".join(f"the {k} ({_named(readings[(k, *cell)].label)}, "
                                 f"{sure_text(readings[(k, *cell)].confidence)} sure)" for k in weak)
-            out.append(Flag(cell, "unsure", f"I read {what} on {name} without enough confidence: please check it."))
+            text = f"I read {what} on {name} without enough confidence: please check it."
+            unseen = _unseen_pawns(readings[("pawns", *cell)], want_pawns) if "pawns" in weak and cell in crash else set()
+            if unseen:
+                text += (f" I did not see the {_named('+'.join(sorted(unseen)))} pawn{'s' if len(unseen) > 1 else ''} "
+                         "there: look beside it too.")
+            out.append(Flag(cell, "unsure", text))
     if len(storms) != 1:
         where = ", ".join(cell_name(c) for c in storms) or "no cell"
         out.append(Flag(START_STORM, "rules", f"Exactly one cell must be empty (the storm); read: {where}."))
@@ -213,6 +218,18 @@ def setup_flags(readings: Mapping[Slot, Reading], players: Sequence[str] | None 
     elif card is not None and card.confidence < sure["card"]:
         out.append(Flag(CARD, "unsure", "I cannot tell whether the card place is empty: please check it."))
     return out
+
+
+def _unseen_pawns(r: Reading, want: set | None) -> set[str]:
+    """The players' pawn colours ``want`` that a crash site's pawn reading ``r`` names only
+    because the players' list put them there: the colours its label has and its runner-up
+    (``r.alternatives[0]``, the camera's own reading where the list overruled it,
+    :func:`with_prior`) lacks. Empty without players, when the label is not exactly their
+    pawns, or with no runner-up naming fewer of them. Raises nothing."""
+    if not want or colours_of(r.label) != want or not r.alternatives:
+        return set()
+    seen = colours_of(r.alternatives[0])
+    return set(want - seen) if seen < want else set()
 
 
 #: how much the set-up rules (§3.1) favour, in a slot, the label they ask for (nats added to its

@@ -87,7 +87,7 @@ def test_a_pawn_only_the_players_list_puts_on_the_crash_site_is_always_doubted()
         assert told[("pawns", 0, 0)].label == "red+yellow" and told[("pawns", 0, 0)].confidence < 0.5
         assert told[("pawns", 0, 0)].margin == 0.0
         flags = {f.cell: f for f in setup_flags(told, players)}
-        assert flags[(0, 0)].kind == "unsure" and "pawns" in flags[(0, 0)].reason
+        assert flags[(0, 0)].kind == "unsure" and "did not see the yellow pawn there" in flags[(0, 0)].reason
     # the camera saw the whole list there: nothing added, nothing doubted
     both = {**seen, ("pawns", 0, 0): Reading("red+yellow", 0.6, 0.2, ("red",)), ("parts", 1, 1): Reading("", 0.1)}
     assert with_players(both, players)[("pawns", 0, 0)].confidence >= 0.5
