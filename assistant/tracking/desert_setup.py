@@ -76,6 +76,15 @@ class Flag(OpeningFlag):
             object.__setattr__(self, "name", cell_name(self.cell))
 
 
+@dataclass(frozen=True)
+class ListedPawns(Reading):
+    """The crash site's pawn reading when the players' list put pawns on it that the camera did
+    not read there (:func:`doubt_crash_pawns`): a :class:`~.base.Reading` that also names those
+    colours (``unseen``, sorted), so that :func:`setup_flags` can say which pawn to look for."""
+
+    unseen: tuple[str, ...] = ()
+
+
 @dataclass
 class SetupReading:
     """What :func:`read_setup` read.
@@ -198,14 +207,17 @@ def setup_flags(readings: Mapping[Slot, Reading], players: Sequence[str] | None 
             continue
         weak = [k for k in KINDS if (k, *cell) in readings and readings[(k, *cell)].confidence < sure[k]]
         if weak:
+            listed = readings.get(("pawns", *cell))
+            unseen = listed.unseen if isinstance(listed, ListedPawns) and "pawns" in weak else ()
+            weak = [k for k in weak if not (unseen and k == "pawns")]
             what = " and ".join(f"the {k} ({_named(readings[(k, *cell)].label)}, "
                                 f"{sure_text(readings[(k, *cell)].confidence)} sure)" for k in weak)
-            text = f"I read {what} on {name} without enough confidence: please check it."
-            unseen = _unseen_pawns(readings[("pawns", *cell)], want_pawns) if "pawns" in weak and cell in crash else set()
+            texts = [f"I read {what} on {name} without enough confidence: please check it."] if weak else []
             if unseen:
-                text += (f" I did not see the {_named('+'.join(sorted(unseen)))} pawn{'s' if len(unseen) > 1 else ''} "
-                         "there: look beside it too.")
-            out.append(Flag(cell, "unsure", text))
+                texts.append(f"I did not see the {_named('+'.join(unseen))} pawn{'s' if len(unseen) > 1 else ''} on "
+                             f"{name}, the crash site: check that {'they stand' if len(unseen) > 1 else 'it stands'} "
+                             "there and not beside it.")
+            out.append(Flag(cell, "unsure", " ".join(texts)))
     if len(storms) != 1:
         where = ", ".join(cell_name(c) for c in storms) or "no cell"
         out.append(Flag(START_STORM, "rules", f"Exactly one cell must be empty (the storm); read: {where}."))
@@ -218,18 +230,6 @@ def setup_flags(readings: Mapping[Slot, Reading], players: Sequence[str] | None 
     elif card is not None and card.confidence < sure["card"]:
         out.append(Flag(CARD, "unsure", "I cannot tell whether the card place is empty: please check it."))
     return out
-
-
-def _unseen_pawns(r: Reading, want: set | None) -> set[str]:
-    """The players' pawn colours ``want`` that a crash site's pawn reading ``r`` names only
-    because the players' list put them there: the colours its label has and its runner-up
-    (``r.alternatives[0]``, the camera's own reading where the list overruled it,
-    :func:`with_prior`) lacks. Empty without players, when the label is not exactly their
-    pawns, or with no runner-up naming fewer of them. Raises nothing."""
-    if not want or colours_of(r.label) != want or not r.alternatives:
-        return set()
-    seen = colours_of(r.alternatives[0])
-    return set(want - seen) if seen < want else set()
 
 
 #: how much the set-up rules (§3.1) favour, in a slot, the label they ask for (nats added to its
@@ -371,17 +371,26 @@ def doubt_crash_pawns(readings: Mapping[Slot, Reading], seen: Mapping[Slot, Read
     Each adventurer has one pawn (rules §1.1), and a crash site read with a pawn that stands
     elsewhere breaks no set-up rule once the players' list has put it there: like a face swap
     (``SETUP_SURE["face"]``), only the referee can tell. A pawn that only the list puts on the
-    crash site is therefore always asked about (an unsure pawn reading, :data:`SETUP_SURE`):
-    the pawn set beside the crash site that the camera missed, or saw only as a doubtful blob,
-    is found there. On development tables of the second renderer (25400-25459 normal and
-    26400-26459, 24100-24139 stress laid with one mistake; 22400, 24000 normal and 23300, 23400,
-    24500 stress correct, 60 each) the players' list completed the crash site on 6 of the 31
-    tables with a pawn beside it with confidence 0.50-0.68, unflagged; on 83 of 424 correct
-    tables it did so rightly with 0.50-0.79 (the price: one more question on a fifth of the
-    tables). Asking only while another cell's pawn or part reading was unsure (the rule before)
-    left those 6 silent. Only the confidence changes (to just under ``SETUP_SURE["pawns"]``,
-    margin 0); the label stays the players' list. Returns a copy (unchanged when there is no
-    crash site, :func:`_crash_cell`, or it has no pawn reading). Raises nothing of its own."""
+    crash site is therefore always asked about (an unsure pawn reading, :data:`SETUP_SURE`,
+    which :func:`setup_flags` words as "I did not see the yellow pawn on ..."): the pawn set
+    beside the crash site that the camera missed, or saw only as a doubtful blob, is found
+    there. On development tables of the second renderer laid with one mistake (25400-25459
+    normal, 26400-26459 and 24100-24139 stress; the first two were session 17's fresh sets) the
+    list completed the crash site 0.51-0.68 sure and unflagged on 6 of the 32 tables with a pawn
+    set beside it; on correct tables (22400, 24000 normal, 23300, 23400, 24500 stress, 60 each)
+    it rightly did so, 0.50-0.79 sure, on 63 of 300, now asked about too (flags on cells read
+    right +14, +3, +3 on 24000, 24500, 23300: the others' crash sites were flagged already for
+    another slot). Asking only while another cell's pawn or part reading was unsure (the rule
+    before) left those 6 silent.
+
+    Returns
+    -------
+    dict slot -> Reading
+        A copy; the crash site's pawn reading, when the list added a pawn to it, a
+        :class:`ListedPawns` with the same label and alternatives, confidence just under
+        ``SETUP_SURE["pawns"]`` (or lower, as it was), margin 0, and the added colours. Unchanged
+        when there is no crash site (:func:`_crash_cell`) or it has no pawn reading in both.
+        Raises nothing of its own."""
     crash = _crash_cell(readings)
     slot = ("pawns", *crash) if crash is not None else None
     if slot is None or slot not in readings or slot not in seen:
@@ -389,8 +398,9 @@ def doubt_crash_pawns(readings: Mapping[Slot, Reading], seen: Mapping[Slot, Read
     r = readings[slot]
     added = colours_of(r.label) - colours_of(seen[slot].label)
     out = dict(readings)
-    if added and r.confidence >= SETUP_SURE["pawns"]:
-        out[slot] = Reading(r.label, math.nextafter(SETUP_SURE["pawns"], 0.0), 0.0, r.alternatives)
+    if added:
+        out[slot] = ListedPawns(r.label, min(r.confidence, math.nextafter(SETUP_SURE["pawns"], 0.0)), 0.0,
+                                r.alternatives, tuple(sorted(added)))
     return out
 
 
@@ -457,7 +467,8 @@ def with_players(readings: Mapping[Slot, Reading], players: Sequence[str],
     """Readings :func:`read_setup` made without the players, as if made with them: the
     crash site's pawn reading (:func:`pieces_prior` leaves it as read without players) with
     exactly the players' pawns favoured, and doubted as :func:`doubt_crash_pawns` says. Equal
-    to reading with ``players`` from the start.
+    to reading with ``players`` from the start. Apply it once, to readings made without the
+    players (applied again, the list would be favoured twice).
 
     Raises
     ------

@@ -74,11 +74,12 @@ def test_a_pawn_only_the_players_list_puts_on_the_crash_site_is_always_doubted()
     """The players' list adds the yellow pawn the camera did not see on the crash site. Each
     adventurer has one pawn, and a crash site read with a pawn that stands elsewhere breaks no
     rule once the list has put it there: the crash site's pawns are flagged unsure whether or not
-    another cell is in doubt (development table 25418 of the second renderer: a pawn beside the
-    crash site read as nothing, the list's crash site 0.68 sure and unflagged)."""
+    another cell is in doubt, the flag naming the pawn to look for (development table 25418 of
+    the second renderer: a pawn beside the crash site read as nothing, the list's crash site 0.68
+    sure and unflagged)."""
     players = ["archeologist", "navigator"]
     seen = {("face", 0, 0): Reading("crash_site_back"), ("face", 1, 1): Reading("dune_back"),
-            ("pawns", 0, 0): Reading("red", 0.4, 0.2, ("red+yellow",)), ("pawns", 1, 1): Reading("", 0.99),
+            ("pawns", 0, 0): Reading("red", 0.4, 0.2), ("pawns", 1, 1): Reading("", 0.99),
             ("parts", 1, 1): Reading("", 0.99)}
     prior_only = pieces_prior(seen, players)[("pawns", 0, 0)]
     assert prior_only.label == "red+yellow" and prior_only.confidence >= 0.5   # the prior alone leaves it sure
@@ -86,12 +87,33 @@ def test_a_pawn_only_the_players_list_puts_on_the_crash_site_is_always_doubted()
         told = with_players(others, players)
         assert told[("pawns", 0, 0)].label == "red+yellow" and told[("pawns", 0, 0)].confidence < 0.5
         assert told[("pawns", 0, 0)].margin == 0.0
-        flags = {f.cell: f for f in setup_flags(told, players)}
-        assert flags[(0, 0)].kind == "unsure" and "did not see the yellow pawn there" in flags[(0, 0)].reason
+        flag = {f.cell: f for f in setup_flags(told, players)}[(0, 0)]
+        assert flag.kind == "unsure"
+        assert flag.reason == "I did not see the yellow pawn on A1, the crash site: check that it stands there and not beside it."
     # the camera saw the whole list there: nothing added, nothing doubted
     both = {**seen, ("pawns", 0, 0): Reading("red+yellow", 0.6, 0.2, ("red",)), ("parts", 1, 1): Reading("", 0.1)}
     assert with_players(both, players)[("pawns", 0, 0)].confidence >= 0.5
     assert (0, 0) not in {f.cell for f in setup_flags(with_players(both, players), players)}
+
+
+def test_the_crash_site_flag_names_every_pawn_the_camera_did_not_see_there():
+    """Pawns the camera read on the crash site that the list does not name do not hide the ones
+    it names and the camera missed (green and red seen, red and yellow listed: yellow unseen);
+    two unseen pawns are named together; a slot the camera is unsure of on the same cell keeps
+    its own sentence."""
+    players = ["archeologist", "navigator"]                     # red and yellow
+    seen = {("face", 0, 0): Reading("crash_site_back"), ("pawns", 0, 0): Reading("green+red", 0.3, 0.1),
+            ("sand", 0, 0): Reading("none", 0.99)}
+    flag = {f.cell: f for f in setup_flags(with_players(seen, players), players)}[(0, 0)]
+    assert "did not see the yellow pawn on A1" in flag.reason
+    none_seen = {**seen, ("pawns", 0, 0): Reading("", 0.3, 0.1), ("sand", 0, 0): Reading("none", 0.3, 0.1)}
+    flag = {f.cell: f for f in setup_flags(with_players(none_seen, players), players)}[(0, 0)]
+    assert "the sand (nothing" not in flag.reason and "the sand (none, 30% sure)" in flag.reason
+    assert "did not see the red and yellow pawns on A1, the crash site: check that they stand there" in flag.reason
+    # read without the prior (the camera's own reading), the crash site is not said to lack a pawn
+    raw = {**seen, ("pawns", 0, 0): Reading("red+yellow", 0.45, 0.1, ("red", "red+green"))}
+    flag = {f.cell: f for f in setup_flags(raw, players)}[(0, 0)]
+    assert "did not see" not in flag.reason and "the pawns (red and yellow, 45% sure)" in flag.reason
 
 
 def _blob(**probs: float):
