@@ -897,3 +897,44 @@ def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
     assert terrain_distance(glare(glared, top), homography, crops, layout) is None
     with pytest.raises(ValueError):
         terrain_distance(frame, homography, crops[:, :10], layout)
+
+
+def test_crops_and_strips_read_once_give_what_reading_them_again_gives(model):
+    """``read_slots`` warps each shifted crop and reads the reference strips once per frame and
+    passes them along: ``shifted_scores`` with ``crops``, ``mark_ink`` with ``shifted`` and ``panel``,
+    ``colour_frame`` and ``terrain_distance`` with ``strips`` give exactly what they give reading
+    the frame themselves; crops of other cells or shifts are refused."""
+    from assistant.vision.colour_refs import colour_frame, read_strips
+    from assistant.vision.kits.discovery_island_detect import (hex_crops, mark_ink, shifted_crops, shifted_scores,
+                                                               terrain_distance)
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("discovery-island")
+    frame, homography, truth, _ = next(views(1234, 1, "normal"))
+    cells = sorted(truth)[:12]
+    strips = read_strips(frame, homography, layout)
+    colour = colour_frame(frame, homography, layout)
+    again = colour_frame(frame, homography, layout, strips)
+    assert colour.from_mat and np.array_equal(again.matrix, colour.matrix) and np.array_equal(again.levels, colour.levels)
+    every = shifted_crops(frame, homography, cells, "mark", layout, colour)
+    assert every.shape[:2] == (9, len(cells))
+    plain = hex_crops(frame, homography, cells, layout, colour, kinds=("mark", "panel"))
+    assert np.array_equal(every[4], plain["mark"])                              # shift (0, 0) is the middle one
+    moved = shifted_crops(frame, homography, cells, "mark", layout, colour, unshifted=False)
+    assert np.array_equal(moved, np.delete(every, 4, axis=0))
+    clf = model.of("mark")
+    own = shifted_scores(clf, frame, homography, cells, "mark", layout, colour, every_shift=True)
+    assert np.array_equal(shifted_scores(clf, frame, homography, cells, "mark", layout, colour, every_shift=True,
+                                         crops=every), own)
+    with pytest.raises(ValueError):
+        shifted_scores(clf, frame, homography, cells, "mark", layout, colour, crops=moved)
+    with pytest.raises(ValueError):
+        shifted_scores(clf, frame, homography, cells, "mark", layout, colour, crops=every[:, :5])
+    ink = mark_ink(frame, homography, cells, layout, colour)
+    assert np.array_equal(mark_ink(frame, homography, cells, layout, colour, shifted=every[::-1],
+                                   panel=plain["panel"]), ink)
+    with pytest.raises(ValueError):
+        mark_ink(frame, homography, cells, layout, colour, shifted=every[:, :5])
+    tiles = hex_crops(frame, homography, cells, layout, kinds=("tile",))["tile"]
+    assert np.array_equal(terrain_distance(frame, homography, tiles, layout, strips),
+                          terrain_distance(frame, homography, tiles, layout))
