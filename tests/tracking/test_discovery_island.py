@@ -861,9 +861,10 @@ def test_the_second_cues_never_make_a_reading_surer(model):
 
 
 def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
-    """``terrain_distance`` reads the terrain patches only off the strips ``colour_frame`` trusts
-    (``readable_strips``): glare washing one strip out gives the distances of the other strip
-    alone, and with both washed out there is no cue (None)."""
+    """``terrain_distance`` judges each terrain patch on itself (``TERRAIN_PATCH_WASHED``): glare
+    washing one strip out gives the distances of the other strip alone, with both washed out there
+    is no cue (None); glare on a strip's neutrals only (``colour_frame`` no longer trusts it) leaves
+    its terrain patches counted."""
     from dataclasses import replace
 
     import cv2
@@ -876,9 +877,9 @@ def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
     cells = sorted(c for c, d in truth.items() if d is not None)
     crops = hex_crops(frame, homography, cells, layout, kinds=("tile",))["tile"]
 
-    def glare(image, strip_y0):
+    def glare(image, strip_y0, names=None):
         out = image.copy()
-        refs = [r.rect_mm for r in layout.references if r.rect_mm[1] == strip_y0]
+        refs = [r.rect_mm for r in layout.references if r.rect_mm[1] == strip_y0 and (names is None or r.name in names)]
         x0, y0 = min(r[0] for r in refs) - 1, strip_y0 - 1
         x1, y1 = max(r[2] for r in refs) + 1, max(r[3] for r in refs) + 1
         pts = cv2.perspectiveTransform(np.float64([[[x0, y0]], [[x1, y0]], [[x1, y1]], [[x0, y1]]]), homography)
@@ -895,6 +896,11 @@ def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
     both = terrain_distance(frame, homography, crops, layout)
     assert not np.allclose(both, want)                        # the bottom strip does count when it is read
     assert terrain_distance(glare(glared, top), homography, crops, layout) is None
+    from assistant.vision.colour_refs import read_strips, readable_strips
+    from assistant.vision.mats import NEUTRALS
+    greys = glare(frame, bottom, {n for n, _ in NEUTRALS})
+    assert len(read_strips(greys, homography, layout)) == 2 and len(readable_strips(greys, homography, layout)) == 1
+    assert np.allclose(terrain_distance(greys, homography, crops, layout), both)
     with pytest.raises(ValueError):
         terrain_distance(frame, homography, crops[:, :10], layout)
 

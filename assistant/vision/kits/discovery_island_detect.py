@@ -65,7 +65,7 @@ import numpy as np
 from ...tracking.base import Reading
 from ..classify import (CellClassifier, cell_features, classify_batch, feature_scores, fit_classifier, label_confidence,
                         load, save)
-from ..colour_refs import ColourFrame, colour_frame, read_strips, readable_strips, srgb_to_linear
+from ..colour_refs import ColourFrame, colour_frame, read_strips, srgb_to_linear
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
 from ..render.webcam import random_webcam
@@ -152,6 +152,11 @@ TERRAIN_CAP = 5.0
 #: rows of the tile crop (a share of its side from the top and from the bottom) whose middle columns
 #: (:data:`TERRAIN_BAND`'s second share left out at each side) show the terrain above and below the panel
 TERRAIN_BAND = (0.21, 0.3)
+#: a terrain patch of a reference strip whose every channel is at least this share of the paper
+#: beside it (camera levels) shows no ink: glare or a cover has washed it out, and
+#: :func:`terrain_distance` leaves it out (the palest terrain ink, open, shows at most 0.83 on the
+#: 416 strips of the second renderer's development stills, normal and stress, readable or not)
+TERRAIN_PATCH_WASHED = 0.9
 
 
 @dataclass(frozen=True)
@@ -1150,10 +1155,15 @@ def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.n
     Returns
     -------
     (N, len(LAND_TERRAINS)) float64, or None
-        None when no reference strip is kept or one of the terrains' patches is on none kept. The
-        strips are those :func:`~assistant.vision.colour_refs.colour_frame` trusts
-        (:func:`~assistant.vision.colour_refs.readable_strips`: a covered, glared or clipped strip
-        is left out, so it cannot move every terrain's reference).
+        None when a land terrain has no patch kept. Each terrain's reference is the median of its
+        patches on the strips in view, each judged on itself, not on its strip's neutrals: a
+        patch whose every channel reaches :data:`TERRAIN_PATCH_WASHED` of the paper beside it
+        shows no ink (glare or a white cover) and is left out, so it cannot move the terrain's
+        reference. A channel clipped or dim on a patch is kept: the tiles went through the same
+        camera (development stress stills, kit_photos seeds 101-116, 201-216 and held-out 1-7001,
+        10,080 tiles: the strips ``colour_frame`` trusts gave 33 wrong, every strip in view 22,
+        this rule 22, leaving out patches with a channel at 250 or more 27). A patch covered by
+        something coloured, not white, is not caught.
 
     Raises
     ------
@@ -1163,8 +1173,14 @@ def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.n
     tile_crops = np.asarray(tile_crops)
     if tile_crops.ndim != 4 or tile_crops.shape[1] != tile_crops.shape[2] or tile_crops.shape[3] != 3:
         raise ValueError(f"tile crops must be (N, S, S, 3), got {tile_crops.shape}")
-    strips = [s for s, _c in readable_strips(frame, homography, layout, strips)]
-    kept = [[s[t][0] for s in strips if t in s] for t in LAND_TERRAINS]
+    if strips is None:
+        strips = read_strips(frame, homography, layout)
+
+    def inked(patch_and_paper) -> bool:
+        patch, paper = (np.asarray(v, np.float64) for v in patch_and_paper)
+        return bool(np.min(patch / np.maximum(paper, 1.0)) < TERRAIN_PATCH_WASHED)
+
+    kept = [[s[t][0] for s in strips if t in s and inked(s[t])] for t in LAND_TERRAINS]
     if not all(kept):
         return None
     patches = np.array([np.median(k, axis=0) for k in kept])
