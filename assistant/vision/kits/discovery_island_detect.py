@@ -65,7 +65,7 @@ import numpy as np
 from ...tracking.base import Reading
 from ..classify import (CellClassifier, cell_features, classify_batch, feature_scores, fit_classifier, label_confidence,
                         load, save)
-from ..colour_refs import ColourFrame, colour_frame, read_strips, srgb_to_linear
+from ..colour_refs import ColourFrame, colour_frame, read_strips, readable_strips, srgb_to_linear
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
 from ..render.webcam import random_webcam
@@ -819,8 +819,10 @@ def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarra
         return np.zeros((len(SHIFTS_MM), 0, len(clf.labels)) if every_shift else (0, len(clf.labels)), np.float64)
     if crops is None:
         crops = shifted_crops(frame, homography, cells, kind, layout, colour, unshifted=unshifted is None)
-    if len(crops) != len(shifts) or crops.shape[1] != len(cells):
-        raise ValueError(f"need crops at {len(shifts)} shifts of {len(cells)} cells, got {crops.shape[:2]}")
+    crops = np.asarray(crops)
+    if crops.ndim != 5 or len(crops) != len(shifts) or crops.shape[1] != len(cells) or crops.shape[-1] != 3:
+        raise ValueError(f"need crops (S, N, size, size, 3) at {len(shifts)} shifts of {len(cells)} cells, "
+                         f"got {crops.shape}")
     scores = classify_batch(clf, crops.reshape(-1, *crops.shape[2:])).scores.reshape(len(shifts), len(cells), -1)
     if unshifted is not None:
         scores = np.concatenate([np.asarray(unshifted)[None], scores])
@@ -1095,7 +1097,9 @@ def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[in
     KeyError
         For a cell not on ``layout``'s mat (:meth:`~assistant.vision.mats.MatLayout.cell`).
     ValueError
-        When ``shifted`` or ``panel`` hold another number of cells.
+        When ``shifted`` is not (len(SHIFTS_MM), len(cells), size, size, 3) or ``panel`` not
+        (len(cells), size, size, 3). Crops from another frame, homography or colour correction
+        cannot be told and are the caller's to avoid.
     """
     if not len(cells):
         return np.zeros(0, np.float64)
@@ -1106,8 +1110,12 @@ def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[in
         panel = hex_crops(frame, homography, cells, layout, colour, kinds=("panel",))["panel"]
     if shifted is None:
         shifted = shifted_crops(frame, homography, cells, "mark", layout, colour)
-    if len(panel) != len(cells) or np.shape(shifted)[1] != len(cells):
-        raise ValueError(f"crops of {len(panel)} and {np.shape(shifted)[1]} cells for {len(cells)} cells")
+    panel, shifted = np.asarray(panel), np.asarray(shifted)
+    if panel.ndim != 4 or len(panel) != len(cells):
+        raise ValueError(f"panel crops must be (len(cells), size, size, 3) for {len(cells)} cells, got {panel.shape}")
+    if shifted.ndim != 5 or len(shifted) != len(SHIFTS_MM) or shifted.shape[1] != len(cells):
+        raise ValueError(f"mark crops must be ({len(SHIFTS_MM)} shifts, {len(cells)} cells, size, size, 3), "
+                         f"got {shifted.shape}")
     white = np.percentile(grey(panel), 97, axis=1)
     means = [grey(batch).mean(axis=1) for batch in shifted]
     return (1.0 - np.max(means, axis=0) / np.maximum(white, 1e-3)).astype(np.float64)
@@ -1156,31 +1164,38 @@ def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.n
     -------
     (N, len(LAND_TERRAINS)) float64, or None
         None when a land terrain has no patch kept. Each terrain's reference is the median of its
-        patches on the strips in view, each judged on itself, not on its strip's neutrals: a
+        patches on the strips ``colour_frame`` trusts (:func:`~assistant.vision.colour_refs.
+        readable_strips`: a strip a hand, a card or glare covers fails its neutrals and is left
+        out); when it trusts none, on every strip in view, each patch then judged on itself: a
         patch whose every channel reaches :data:`TERRAIN_PATCH_WASHED` of the paper beside it
-        shows no ink (glare or a white cover) and is left out, so it cannot move the terrain's
-        reference. A channel clipped or dim on a patch is kept: the tiles went through the same
-        camera (development stress stills, kit_photos seeds 101-116, 201-216 and held-out 1-7001,
-        10,080 tiles: the strips ``colour_frame`` trusts gave 33 wrong, every strip in view 22,
-        this rule 22, leaving out patches with a channel at 250 or more 27). A patch covered by
-        something coloured, not white, is not caught.
+        shows no ink (glare or a white cover) and is left out (on trusted strips too). A channel
+        clipped or dim on a patch is kept: the tiles went through the same camera. Development
+        stress stills (kit_photos seeds 101-116, 201-216 and held-out 1-7001, 10,080 tiles): the
+        trusted strips alone gave 33 wrong, every strip in view 22; most misses were on stills
+        where no strip was trusted. A strip under a coloured cover when no strip is trusted is
+        not caught (the cues can only make a reading less sure, :func:`kit_decode`).
 
     Raises
     ------
     ValueError
-        When ``tile_crops`` is not (N, S, S, 3).
+        When ``tile_crops`` is not (N, S, S, 3), or ``strips`` is not a list of strips as
+        :func:`~assistant.vision.colour_refs.read_strips` gives them.
     """
     tile_crops = np.asarray(tile_crops)
     if tile_crops.ndim != 4 or tile_crops.shape[1] != tile_crops.shape[2] or tile_crops.shape[3] != 3:
         raise ValueError(f"tile crops must be (N, S, S, 3), got {tile_crops.shape}")
     if strips is None:
         strips = read_strips(frame, homography, layout)
+    elif not _are_strips(strips):
+        raise ValueError("strips must be read_strips' list of dicts (name -> ((3,) patch, (3,) paper levels)), "
+                         f"not {type(strips).__name__}")
+    trusted = [s for s, _curve in readable_strips(frame, homography, layout, strips)]
 
     def inked(patch_and_paper) -> bool:
         patch, paper = (np.asarray(v, np.float64) for v in patch_and_paper)
         return bool(np.min(patch / np.maximum(paper, 1.0)) < TERRAIN_PATCH_WASHED)
 
-    kept = [[s[t][0] for s in strips if t in s and inked(s[t])] for t in LAND_TERRAINS]
+    kept = [[s[t][0] for s in (trusted or strips) if t in s and inked(s[t])] for t in LAND_TERRAINS]
     if not all(kept):
         return None
     patches = np.array([np.median(k, axis=0) for k in kept])
@@ -1195,6 +1210,18 @@ def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.n
         return v - v.mean(axis=-1, keepdims=True)
 
     return np.linalg.norm(chroma(terrain)[:, None] - chroma(patches)[None], axis=2)
+
+
+def _are_strips(strips) -> bool:
+    """Whether ``strips`` is shaped as :func:`~assistant.vision.colour_refs.read_strips` gives it:
+    a list of dicts, each value a pair of 3-vectors."""
+    if not isinstance(strips, (list, tuple)):
+        return False
+    try:
+        return all(isinstance(s, dict) and all(np.shape(v[0]) == (3,) and np.shape(v[1]) == (3,) for v in s.values())
+                   for s in strips)
+    except (TypeError, IndexError, KeyError):
+        return False
 
 
 def terrain_evidence(distance: np.ndarray) -> np.ndarray:
