@@ -277,7 +277,8 @@ def _curve(strip: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     return np.array(levels), np.array(linear), ceiling
 
 
-def readable_strips(frame: np.ndarray, homography: np.ndarray, layout: MatLayout) -> list[tuple[dict, tuple]]:
+def readable_strips(frame: np.ndarray, homography: np.ndarray, layout: MatLayout,
+                    strips: list[dict] | None = None) -> list[tuple[dict, tuple]]:
     """The reference strips :func:`colour_frame` trusts: those :func:`read_strips` finds whose
     neutrals give a tone curve (:func:`_curve`; a strip covered, glared or clipped does not).
 
@@ -288,6 +289,8 @@ def readable_strips(frame: np.ndarray, homography: np.ndarray, layout: MatLayout
     homography : (3, 3)
         Mat mm -> frame px.
     layout : MatLayout
+    strips : list of dict, optional
+        :func:`read_strips` of this frame when already read (it is then not read again).
 
     Returns
     -------
@@ -295,11 +298,14 @@ def readable_strips(frame: np.ndarray, homography: np.ndarray, layout: MatLayout
         Per strip kept, the strip as :func:`read_strips` gives it (name -> ``((3,) patch levels,
         (3,) paper levels)``) and its curve ``(levels, linear, ceiling)``; empty when none is kept.
     """
-    curves = [(s, _curve(s)) for s in read_strips(frame, homography, layout)]
+    if strips is None:
+        strips = read_strips(frame, homography, layout)
+    curves = [(s, _curve(s)) for s in strips]
     return [(s, c) for s, c in curves if c is not None]
 
 
-def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLayout) -> ColourFrame:
+def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLayout,
+                 strips: list[dict] | None = None) -> ColourFrame:
     """The colour correction of one frame from the mat's references (module docstring).
 
     Parameters
@@ -310,6 +316,8 @@ def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
         Mat mm -> frame px.
     layout : MatLayout
         A mat with :attr:`~.mats.MatLayout.references` (none: the nominal correction).
+    strips : list of dict, optional
+        :func:`read_strips` of this frame when already read (it is then not read again).
 
     Returns
     -------
@@ -319,7 +327,7 @@ def colour_frame(frame: np.ndarray, homography: np.ndarray | None, layout: MatLa
     """
     if homography is None or not layout.references:
         return nominal()
-    curves = readable_strips(frame, homography, layout)
+    curves = readable_strips(frame, homography, layout, strips)
     if not curves:
         return nominal("colour references not readable (covered, out of view, clipped or glared)")
     strip, (levels, lin, ceiling) = max(curves, key=lambda sc: float(np.min(sc[1][0][:, -1] - sc[1][0][:, 0])))

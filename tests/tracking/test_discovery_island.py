@@ -861,9 +861,12 @@ def test_the_second_cues_never_make_a_reading_surer(model):
 
 
 def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
-    """``terrain_distance`` reads the terrain patches only off the strips ``colour_frame`` trusts
-    (``readable_strips``): glare washing one strip out gives the distances of the other strip
-    alone, and with both washed out there is no cue (None)."""
+    """``terrain_distance`` reads the terrains off the strips ``colour_frame`` trusts: glare washing
+    one strip out, a coloured card over it, or glare on its neutrals only give the distances of the
+    other strip alone; with both strips washed out there is no cue (None). When no strip is trusted
+    (glare on both strips' neutrals), each terrain patch is judged on itself
+    (``TERRAIN_PATCH_WASHED``) and the patches left with ink count. Strips of another shape are
+    refused."""
     from dataclasses import replace
 
     import cv2
@@ -876,13 +879,13 @@ def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
     cells = sorted(c for c, d in truth.items() if d is not None)
     crops = hex_crops(frame, homography, cells, layout, kinds=("tile",))["tile"]
 
-    def glare(image, strip_y0):
+    def glare(image, strip_y0, names=None, bgr=(252, 252, 252)):
         out = image.copy()
-        refs = [r.rect_mm for r in layout.references if r.rect_mm[1] == strip_y0]
+        refs = [r.rect_mm for r in layout.references if r.rect_mm[1] == strip_y0 and (names is None or r.name in names)]
         x0, y0 = min(r[0] for r in refs) - 1, strip_y0 - 1
         x1, y1 = max(r[2] for r in refs) + 1, max(r[3] for r in refs) + 1
         pts = cv2.perspectiveTransform(np.float64([[[x0, y0]], [[x1, y0]], [[x1, y1]], [[x0, y1]]]), homography)
-        cv2.fillConvexPoly(out, np.round(pts.reshape(-1, 2)).astype(np.int32), (252, 252, 252))
+        cv2.fillConvexPoly(out, np.round(pts.reshape(-1, 2)).astype(np.int32), bgr)
         return out
 
     top, bottom = sorted({r.rect_mm[1] for r in layout.references})
@@ -895,5 +898,61 @@ def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
     both = terrain_distance(frame, homography, crops, layout)
     assert not np.allclose(both, want)                        # the bottom strip does count when it is read
     assert terrain_distance(glare(glared, top), homography, crops, layout) is None
+    from assistant.vision.colour_refs import read_strips, readable_strips
+    from assistant.vision.mats import NEUTRALS
+    neutrals = {n for n, _ in NEUTRALS}
+    greys = glare(frame, bottom, neutrals)
+    assert len(read_strips(greys, homography, layout)) == 2 and len(readable_strips(greys, homography, layout)) == 1
+    assert np.allclose(terrain_distance(greys, homography, crops, layout), want)    # only the trusted strip
+    card = glare(frame, bottom, bgr=(60, 110, 190))                                 # a skin-coloured card over it
+    assert len(readable_strips(card, homography, layout)) == 1
+    assert np.allclose(terrain_distance(card, homography, crops, layout), want)
+    neither = glare(greys, top, neutrals)                                           # no strip trusted
+    assert len(read_strips(neither, homography, layout)) == 2 and not readable_strips(neither, homography, layout)
+    assert np.allclose(terrain_distance(neither, homography, crops, layout), both)
     with pytest.raises(ValueError):
         terrain_distance(frame, homography, crops[:, :10], layout)
+    for bad in (readable_strips(frame, homography, layout), "strips", [{}, {"white": (1, 2)}]):
+        with pytest.raises(ValueError, match="read_strips"):
+            terrain_distance(frame, homography, crops, layout, bad)
+
+
+def test_crops_and_strips_read_once_give_what_reading_them_again_gives(model):
+    """``read_slots`` warps each shifted crop and reads the reference strips once per frame and
+    passes them along: ``shifted_scores`` with ``crops``, ``mark_ink`` with ``shifted`` and ``panel``,
+    ``colour_frame`` and ``terrain_distance`` with ``strips`` give exactly what they give reading
+    the frame themselves; crops of other cells or shifts are refused."""
+    from assistant.vision.colour_refs import colour_frame, read_strips
+    from assistant.vision.kits.discovery_island_detect import (hex_crops, mark_ink, shifted_crops, shifted_scores,
+                                                               terrain_distance)
+    from assistant.vision.mats import mat_layout
+
+    layout = mat_layout("discovery-island")
+    frame, homography, truth, _ = next(views(1234, 1, "normal"))
+    cells = sorted(truth)[:12]
+    strips = read_strips(frame, homography, layout)
+    colour = colour_frame(frame, homography, layout)
+    again = colour_frame(frame, homography, layout, strips)
+    assert colour.from_mat and np.array_equal(again.matrix, colour.matrix) and np.array_equal(again.levels, colour.levels)
+    every = shifted_crops(frame, homography, cells, "mark", layout, colour)
+    assert every.shape[:2] == (9, len(cells))
+    plain = hex_crops(frame, homography, cells, layout, colour, kinds=("mark", "panel"))
+    assert np.array_equal(every[4], plain["mark"])                              # shift (0, 0) is the middle one
+    moved = shifted_crops(frame, homography, cells, "mark", layout, colour, unshifted=False)
+    assert np.array_equal(moved, np.delete(every, 4, axis=0))
+    clf = model.of("mark")
+    own = shifted_scores(clf, frame, homography, cells, "mark", layout, colour, every_shift=True)
+    assert np.array_equal(shifted_scores(clf, frame, homography, cells, "mark", layout, colour, every_shift=True,
+                                         crops=every), own)
+    with pytest.raises(ValueError):
+        shifted_scores(clf, frame, homography, cells, "mark", layout, colour, crops=moved)
+    with pytest.raises(ValueError):
+        shifted_scores(clf, frame, homography, cells, "mark", layout, colour, crops=every[:, :5])
+    ink = mark_ink(frame, homography, cells, layout, colour)
+    assert np.array_equal(mark_ink(frame, homography, cells, layout, colour, shifted=every[::-1],
+                                   panel=plain["panel"]), ink)
+    with pytest.raises(ValueError):
+        mark_ink(frame, homography, cells, layout, colour, shifted=every[:, :5])
+    tiles = hex_crops(frame, homography, cells, layout, kinds=("tile",))["tile"]
+    assert np.array_equal(terrain_distance(frame, homography, tiles, layout, strips),
+                          terrain_distance(frame, homography, tiles, layout))

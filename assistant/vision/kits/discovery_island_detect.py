@@ -65,7 +65,7 @@ import numpy as np
 from ...tracking.base import Reading
 from ..classify import (CellClassifier, cell_features, classify_batch, feature_scores, fit_classifier, label_confidence,
                         load, save)
-from ..colour_refs import ColourFrame, colour_frame, readable_strips, srgb_to_linear
+from ..colour_refs import ColourFrame, colour_frame, read_strips, readable_strips, srgb_to_linear
 from ..mats import MatLayout, mat_layout
 from ..registration import detect_markers, make_detector, register
 from ..render.webcam import random_webcam
@@ -152,6 +152,11 @@ TERRAIN_CAP = 5.0
 #: rows of the tile crop (a share of its side from the top and from the bottom) whose middle columns
 #: (:data:`TERRAIN_BAND`'s second share left out at each side) show the terrain above and below the panel
 TERRAIN_BAND = (0.21, 0.3)
+#: a terrain patch of a reference strip whose every channel is at least this share of the paper
+#: beside it (camera levels) shows no ink: glare or a cover has washed it out, and
+#: :func:`terrain_distance` leaves it out (the palest terrain ink, open, shows at most 0.83 on the
+#: 416 strips of the second renderer's development stills, normal and stress, readable or not)
+TERRAIN_PATCH_WASHED = 0.9
 
 
 @dataclass(frozen=True)
@@ -640,21 +645,25 @@ def read_slots(model: DIModel, frame: np.ndarray, homography: np.ndarray, cells:
     if not cells:
         return {}
     layout = layout or mat_layout(GAME)
+    whole = set(kinds) == set(SLOT_KINDS)
     crops = hex_crops(frame, homography, cells, layout, kinds=tuple(kinds) + ("panel",))
-    washed = washed_out(crops.pop("panel"))            # on the camera's levels, as WASHED_RATIO was tuned
-    distance = terrain_distance(frame, homography, crops["tile"], layout) if set(kinds) == set(SLOT_KINDS) else None
-    colour = colour_frame(frame, homography, layout)
+    washed = washed_out(crops["panel"])                # on the camera's levels, as WASHED_RATIO was tuned
+    strips = read_strips(frame, homography, layout)    # once: the colour correction and the terrain cue
+    distance = terrain_distance(frame, homography, crops["tile"], layout, strips) if whole else None
+    colour = colour_frame(frame, homography, layout, strips)
     crops = {kind: colour.corrected(batch) for kind, batch in crops.items()}
     scores = {kind: classify_batch(model.of(kind), crops[kind]).scores for kind in kinds}
-    stacks = {}
+    stacks, moved = {}, {}
     for kind in set(kinds) & set(SHIFTED_KINDS):
+        moved[kind] = shifted_crops(frame, homography, cells, kind, layout, colour, unshifted=False)
         stacks[kind] = shifted_scores(model.of(kind), frame, homography, cells, kind, layout, colour, scores[kind],
-                                      every_shift=True)
+                                      every_shift=True, crops=moved[kind])
         scores[kind] = best_shift(stacks[kind])
     chosen = None
-    if set(kinds) == set(SLOT_KINDS):
-        chosen = kit_decode(model, scores, ink_evidence(mark_ink(frame, homography, cells, layout, colour)),
-                            None if distance is None else terrain_evidence(distance))
+    if whole:
+        ink = mark_ink(frame, homography, cells, layout, colour,
+                       shifted=np.concatenate([crops["mark"][None], moved["mark"]]), panel=crops["panel"])
+        chosen = kit_decode(model, scores, ink_evidence(ink), None if distance is None else terrain_evidence(distance))
     out: dict[tuple, SlotReading] = {}
     for kind in kinds:
         clf = model.of(kind)
@@ -726,9 +735,46 @@ def margin_units(clf: CellClassifier) -> float:
     return MARGIN_TEMPERATURE[slot] / temperature
 
 
+def shifted_crops(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]], kind: str,
+                  layout: MatLayout, colour: ColourFrame, unshifted: bool = True) -> np.ndarray:
+    """The colour-corrected crops of slot ``kind`` moved by each shift of :data:`SHIFTS_MM`
+    (:func:`hex_crops` with ``shift_mm``), as :func:`shifted_scores` and :func:`mark_ink` read them.
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    cells : sequence of (col, row)
+    kind : str
+        A key of :data:`REGIONS`.
+    layout : MatLayout
+    colour : ColourFrame
+        The frame's colour correction, applied to every crop.
+    unshifted : bool
+        Include shift (0, 0); without it the other shifts only, in :data:`SHIFTS_MM`'s order.
+
+    Returns
+    -------
+    (S, len(cells), size, size, 3) uint8
+        ``S`` = ``len(SHIFTS_MM)`` (one less without ``unshifted``), ``size`` that of :data:`REGIONS`.
+
+    Raises
+    ------
+    KeyError
+        For a kind not in :data:`REGIONS`.
+    """
+    size = REGIONS[kind][2]
+    shifts = [s for s in SHIFTS_MM if unshifted or s != (0.0, 0.0)]
+    if not len(cells):
+        return np.zeros((len(shifts), 0, size, size, 3), np.uint8)
+    return np.stack([hex_crops(frame, homography, cells, layout, colour, shift, (kind,))[kind] for shift in shifts])
+
+
 def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]],
                    kind: str, layout: MatLayout, colour: ColourFrame, unshifted: np.ndarray | None = None,
-                   every_shift: bool = False) -> np.ndarray:
+                   every_shift: bool = False, crops: np.ndarray | None = None) -> np.ndarray:
     """The scores of the slot's crop at the shift of :data:`SHIFTS_MM` where it fits a taught
     design best (the highest top score): the crop is aligned to the print before it is read, and
     the margins between labels stay those of one crop (taking each label's own best shift instead
@@ -752,6 +798,9 @@ def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarra
         The scores at shift (0, 0) when already computed (that shift is then not read again).
     every_shift : bool
         Return the scores at every shift instead (:func:`best_shift` picks as above).
+    crops : (S', N, size, size, 3) uint8, optional
+        :func:`shifted_crops` of these cells (without shift (0, 0) when ``unshifted`` is given)
+        when already warped; they are then not warped again.
 
     Returns
     -------
@@ -759,12 +808,22 @@ def shifted_scores(clf: CellClassifier, frame: np.ndarray, homography: np.ndarra
         Per cell, :attr:`~assistant.vision.classify.Predictions.scores` of its best shift
         (``(0, L)`` for no cells); with ``every_shift`` those of each of the S =
         ``len(SHIFTS_MM)`` shifts (``(S, 0, L)`` for no cells).
+
+    Raises
+    ------
+    ValueError
+        When ``crops`` do not hold those shifts of those cells.
     """
     shifts = [s for s in SHIFTS_MM if unshifted is None or s != (0.0, 0.0)]
     if not len(cells):
         return np.zeros((len(SHIFTS_MM), 0, len(clf.labels)) if every_shift else (0, len(clf.labels)), np.float64)
-    batch = np.concatenate([hex_crops(frame, homography, cells, layout, colour, shift, (kind,))[kind] for shift in shifts])
-    scores = classify_batch(clf, batch).scores.reshape(len(shifts), len(cells), -1)
+    if crops is None:
+        crops = shifted_crops(frame, homography, cells, kind, layout, colour, unshifted=unshifted is None)
+    crops = np.asarray(crops)
+    if crops.ndim != 5 or len(crops) != len(shifts) or crops.shape[1] != len(cells) or crops.shape[-1] != 3:
+        raise ValueError(f"need crops (S, N, size, size, 3) at {len(shifts)} shifts of {len(cells)} cells, "
+                         f"got {crops.shape}")
+    scores = classify_batch(clf, crops.reshape(-1, *crops.shape[2:])).scores.reshape(len(shifts), len(cells), -1)
     if unshifted is not None:
         scores = np.concatenate([np.asarray(unshifted)[None], scores])
     return scores if every_shift else best_shift(scores)
@@ -1002,7 +1061,7 @@ def kit_decode(model: DIModel, scores: dict[str, np.ndarray], mark_evidence: np.
 
 
 def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[int, int]], layout: MatLayout,
-             colour: ColourFrame) -> np.ndarray:
+             colour: ColourFrame, shifted: np.ndarray | None = None, panel: np.ndarray | None = None) -> np.ndarray:
     """How much light the print at each hex's mark place absorbs: ``1 - mean / white`` of the linear
     grey (Rec. 601 weights of the colour-corrected crop, decoded by the sRGB curve, IEC 61966-2-1),
     ``mean`` over the mark's crop and ``white`` the 97th percentile of the ``panel`` crop
@@ -1022,6 +1081,11 @@ def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[in
     layout : MatLayout
     colour : ColourFrame
         The frame's colour correction, applied to every crop.
+    shifted : (S, len(cells), size, size, 3) uint8, optional
+        The ``mark`` crops at every shift (:func:`shifted_crops`, any order) when already warped
+        (:func:`read_slots` reuses those :func:`shifted_scores` read).
+    panel : (len(cells), size, size, 3) uint8, optional
+        The colour-corrected ``panel`` crops when already warped.
 
     Returns
     -------
@@ -1032,15 +1096,28 @@ def mark_ink(frame: np.ndarray, homography: np.ndarray, cells: Sequence[tuple[in
     ------
     KeyError
         For a cell not on ``layout``'s mat (:meth:`~assistant.vision.mats.MatLayout.cell`).
+    ValueError
+        When ``shifted`` is not (len(SHIFTS_MM), len(cells), size, size, 3) or ``panel`` not
+        (len(cells), size, size, 3). Crops from another frame, homography or colour correction
+        cannot be told and are the caller's to avoid.
     """
     if not len(cells):
         return np.zeros(0, np.float64)
     def grey(batch: np.ndarray) -> np.ndarray:
         return srgb_to_linear(np.asarray(batch, np.float32) @ GREY_WEIGHTS).reshape(len(cells), -1)
 
-    white = np.percentile(grey(hex_crops(frame, homography, cells, layout, colour, kinds=("panel",))["panel"]), 97, axis=1)
-    means = [grey(hex_crops(frame, homography, cells, layout, colour, shift, ("mark",))["mark"]).mean(axis=1)
-             for shift in SHIFTS_MM]
+    if panel is None:
+        panel = hex_crops(frame, homography, cells, layout, colour, kinds=("panel",))["panel"]
+    if shifted is None:
+        shifted = shifted_crops(frame, homography, cells, "mark", layout, colour)
+    panel, shifted = np.asarray(panel), np.asarray(shifted)
+    if panel.ndim != 4 or len(panel) != len(cells):
+        raise ValueError(f"panel crops must be (len(cells), size, size, 3) for {len(cells)} cells, got {panel.shape}")
+    if shifted.ndim != 5 or len(shifted) != len(SHIFTS_MM) or shifted.shape[1] != len(cells):
+        raise ValueError(f"mark crops must be ({len(SHIFTS_MM)} shifts, {len(cells)} cells, size, size, 3), "
+                         f"got {shifted.shape}")
+    white = np.percentile(grey(panel), 97, axis=1)
+    means = [grey(batch).mean(axis=1) for batch in shifted]
     return (1.0 - np.max(means, axis=0) / np.maximum(white, 1e-3)).astype(np.float64)
 
 
@@ -1062,7 +1139,7 @@ def ink_evidence(ink: np.ndarray) -> np.ndarray:
 
 
 def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.ndarray,
-                     layout: MatLayout) -> np.ndarray | None:
+                     layout: MatLayout, strips: list[dict] | None = None) -> np.ndarray | None:
     """How far each tile crop's terrain colour lies from each land terrain's printed reference
     patch in the same frame, in log-chromaticity (the logs of the B, G, R levels less their mean:
     a brightness, a lamp's fall-off or a shadow moves all three alike and drops out). Both are
@@ -1080,27 +1157,48 @@ def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.n
         The ``tile`` crops (:func:`hex_crops` without colour correction); the terrain is read as the
         median of the band above and below the panel (:data:`TERRAIN_BAND`).
     layout : MatLayout
+    strips : list of dict, optional
+        :func:`~assistant.vision.colour_refs.read_strips` of this frame when already read.
 
     Returns
     -------
     (N, len(LAND_TERRAINS)) float64, or None
-        None when no reference strip is kept or one of the terrains' patches is on none kept. The
-        strips are those :func:`~assistant.vision.colour_refs.colour_frame` trusts
-        (:func:`~assistant.vision.colour_refs.readable_strips`: a covered, glared or clipped strip
-        is left out, so it cannot move every terrain's reference).
+        None when a land terrain has no patch kept. Each terrain's reference is the median of its
+        patches on the strips ``colour_frame`` trusts (:func:`~assistant.vision.colour_refs.
+        readable_strips`: a strip a hand, a card or glare covers fails its neutrals and is left
+        out); when it trusts none, on every strip in view, each patch then judged on itself: a
+        patch whose every channel reaches :data:`TERRAIN_PATCH_WASHED` of the paper beside it
+        shows no ink (glare or a white cover) and is left out (on trusted strips too). A channel
+        clipped or dim on a patch is kept: the tiles went through the same camera. Development
+        stress stills (kit_photos seeds 101-116, 201-216 and held-out 1-7001, 10,080 tiles): the
+        trusted strips alone gave 33 wrong, every strip in view 22; most misses were on stills
+        where no strip was trusted. A strip under a coloured cover when no strip is trusted is
+        not caught (the cues can only make a reading less sure, :func:`kit_decode`).
 
     Raises
     ------
     ValueError
-        When ``tile_crops`` is not (N, S, S, 3).
+        When ``tile_crops`` is not (N, S, S, 3), or ``strips`` is not a list of strips as
+        :func:`~assistant.vision.colour_refs.read_strips` gives them.
     """
     tile_crops = np.asarray(tile_crops)
     if tile_crops.ndim != 4 or tile_crops.shape[1] != tile_crops.shape[2] or tile_crops.shape[3] != 3:
         raise ValueError(f"tile crops must be (N, S, S, 3), got {tile_crops.shape}")
-    strips = [strip for strip, _curve in readable_strips(frame, homography, layout)]
-    if not strips or not all(any(t in s for s in strips) for t in LAND_TERRAINS):
+    if strips is None:
+        strips = read_strips(frame, homography, layout)
+    elif not _are_strips(strips):
+        raise ValueError("strips must be read_strips' list of dicts (name -> ((3,) patch, (3,) paper levels)), "
+                         f"not {type(strips).__name__}")
+    trusted = [s for s, _curve in readable_strips(frame, homography, layout, strips)]
+
+    def inked(patch_and_paper) -> bool:
+        patch, paper = (np.asarray(v, np.float64) for v in patch_and_paper)
+        return bool(np.min(patch / np.maximum(paper, 1.0)) < TERRAIN_PATCH_WASHED)
+
+    kept = [[s[t][0] for s in (trusted or strips) if t in s and inked(s[t])] for t in LAND_TERRAINS]
+    if not all(kept):
         return None
-    patches = np.array([np.median([s[t][0] for s in strips if t in s], axis=0) for t in LAND_TERRAINS])
+    patches = np.array([np.median(k, axis=0) for k in kept])
     crops = np.asarray(tile_crops, np.float64)
     n, size = crops.shape[:2]
     rows, cols = int(size * TERRAIN_BAND[0]), int(size * TERRAIN_BAND[1])
@@ -1112,6 +1210,18 @@ def terrain_distance(frame: np.ndarray, homography: np.ndarray, tile_crops: np.n
         return v - v.mean(axis=-1, keepdims=True)
 
     return np.linalg.norm(chroma(terrain)[:, None] - chroma(patches)[None], axis=2)
+
+
+def _are_strips(strips) -> bool:
+    """Whether ``strips`` is shaped as :func:`~assistant.vision.colour_refs.read_strips` gives it:
+    a list of dicts, each value a pair of 3-vectors."""
+    if not isinstance(strips, (list, tuple)):
+        return False
+    try:
+        return all(isinstance(s, dict) and all(np.shape(v[0]) == (3,) and np.shape(v[1]) == (3,) for v in s.values())
+                   for s in strips)
+    except (TypeError, IndexError, KeyError):
+        return False
 
 
 def terrain_evidence(distance: np.ndarray) -> np.ndarray:
