@@ -917,6 +917,44 @@ def test_a_glared_reference_strip_does_not_move_the_terrain_distances():
             terrain_distance(frame, homography, crops, layout, bad)
 
 
+def test_read_slots_reads_the_same_as_when_nothing_is_passed_along(model, monkeypatch):
+    """``read_slots`` hands the strips, the shifted crops and the panel crops it read once to
+    ``terrain_distance``, ``colour_frame``, ``shifted_scores`` and ``mark_ink``: every reading is the
+    same when each of them is made to read the frame again itself (so nothing stale, uncorrected
+    or of another shift is passed), on a stress still."""
+    from assistant.vision.kits import discovery_island_detect as dd
+
+    frame, homography, truth, _ = next(views(4321, 1, "stress"))
+    cells = sorted(truth)
+    passed = dd.read_slots(model, frame, homography, cells)
+    dropped = []
+
+    def again(name, *keys):
+        original = getattr(dd, name)
+
+        def call(*args, **kwargs):
+            for key in keys:
+                if kwargs.pop(key, None) is not None:
+                    dropped.append((name, key))
+            where = {"terrain_distance": 4, "colour_frame": 3}.get(name)   # strips given by position
+            if where is not None and len(args) > where:
+                dropped.append((name, "strips"))
+                args = args[:where]
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(dd, name, call)
+
+    again("terrain_distance", "strips")
+    again("colour_frame", "strips")
+    again("shifted_scores", "crops")
+    again("mark_ink", "shifted", "panel")
+    alone = dd.read_slots(model, frame, homography, cells)
+    assert {name for name, _key in dropped} == {"terrain_distance", "colour_frame", "shifted_scores", "mark_ink"}
+    assert alone.keys() == passed.keys()
+    for slot, reading in passed.items():
+        assert alone[slot] == reading, slot
+
+
 def test_crops_and_strips_read_once_give_what_reading_them_again_gives(model):
     """``read_slots`` warps each shifted crop and reads the reference strips once per frame and
     passes them along: ``shifted_scores`` with ``crops``, ``mark_ink`` with ``shifted`` and ``panel``,
