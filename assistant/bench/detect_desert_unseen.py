@@ -73,12 +73,16 @@ def teaching_cost(photos: Path = PHOTOS) -> tuple[float, float]:
 def measure(det, seeds, stress: bool, mat: bool = True, photos: Path = PHOTOS, figures=None) -> dict:
     """Read every slot of :func:`~.second_renderer.still` pictures; returns counters:
     ``total``, ``wrong``, ``sure_wrong`` per slot kind, ``confusion`` (kind, truth, read) -> n,
-    ``not_found`` (reasons), ``seconds`` (reading time per picture)."""
+    ``not_found`` (reasons), ``seconds`` (reading time per picture), and per kind of loose piece
+    (``pawns``, ``parts``: a slot holds several) ``present`` (pieces on the table), ``found``
+    (of those, read) and ``phantom`` (read where there is none): a slot's share wrong hides how
+    many of the pieces are missed, since most slots hold none."""
     from .second_renderer import still
 
     layout = mat_layout("forbidden-desert")
     total, wrong, sure_wrong = collections.Counter(), collections.Counter(), collections.Counter()
     confusion, not_found, seconds = collections.Counter(), collections.Counter(), []
+    present, found, phantom = collections.Counter(), collections.Counter(), collections.Counter()
     condition = ("stress" if stress else "normal") + ("" if mat else ", bare table")
     for seed in seeds:
         pic = still(seed, photos, stress=stress, mat=mat)
@@ -102,8 +106,27 @@ def measure(det, seeds, stress: bool, mat: bool = True, photos: Path = PHOTOS, f
                 wrong[kind] += 1
                 sure_wrong[kind] += reading.confidence >= SURE
                 confusion[(kind, truth, reading.label)] += 1
+            if kind in PIECE_KINDS:
+                want, got = set(filter(None, truth.split("+"))), set(filter(None, reading.label.split("+")))
+                present[kind] += len(want)
+                found[kind] += len(want & got)
+                phantom[kind] += len(got - want)
     return {"total": total, "wrong": wrong, "sure_wrong": sure_wrong, "confusion": confusion, "not_found": not_found,
-            "seconds": seconds}
+            "seconds": seconds, "present": present, "found": found, "phantom": phantom}
+
+
+#: the slot kinds that hold several loose pieces, named and joined by "+" (a pawn per colour, a
+#: part per name)
+PIECE_KINDS = ("pawns", "parts")
+
+
+def piece_line(got: dict) -> str:
+    """The loose pieces of a :func:`measure` result as one printable line: per kind, the pieces
+    found of those present (with the share) and those read where there is none."""
+    return "      loose pieces: " + "; ".join(
+        f"{k} found {got['found'][k]} of {got['present'][k]} "
+        f"({100 * got['found'][k] / max(got['present'][k], 1):.0f} %), seen where there is none {got['phantom'][k]}"
+        for k in PIECE_KINDS)
 
 
 def run_section(seconds: float, seed: int, figures=None) -> list[str]:
@@ -129,6 +152,7 @@ def run_section(seconds: float, seed: int, figures=None) -> list[str]:
         lines.append(f"      wrong with confidence >= {SURE}: {sum(sure.values())} of {read} readings "
                      f"({100 * sum(sure.values()) / max(read, 1):.2f} %); by kind "
                      + ", ".join(f"{k} {sure[k]}" for k in sorted(total)))
+        lines.append(piece_line(got))
         if got["not_found"]:
             lines.append("      boards not found: " + "; ".join(f"{n} x {why}" for why, n in got["not_found"].items()))
         if got["confusion"]:
