@@ -14,7 +14,8 @@ motion blur, vignetting and low JPEG quality in every picture. Both on the produ
 (found by its markers, as ``assistant detect`` does) and on a bare table (corners given).
 
 Reported per slot kind: readings wrong, readings wrong with confidence >= 0.9, the commonest
-confusions; boards not found, with the reason ``assistant detect`` would give.
+confusions; for the loose pieces (pawns, parts) the pieces found of those present and those
+seen where there is none; boards not found, with the reason ``assistant detect`` would give.
 """
 
 from __future__ import annotations
@@ -70,11 +71,17 @@ def teaching_cost(photos: Path = PHOTOS) -> tuple[float, float]:
     return cpu, after.ru_maxrss / 1024.0
 
 
+#: the slot kinds that hold several loose pieces, named and joined by "+" (a pawn per colour, a
+#: part per name)
+PIECE_KINDS = ("pawns", "parts")
+
+
 def measure(det, seeds, stress: bool, mat: bool = True, photos: Path = PHOTOS, figures=None) -> dict:
     """Read every slot of :func:`~.second_renderer.still` pictures; returns counters:
     ``total``, ``wrong``, ``sure_wrong`` per slot kind, ``confusion`` (kind, truth, read) -> n,
     ``not_found`` (reasons), ``seconds`` (reading time per picture), and per kind of loose piece
-    (``pawns``, ``parts``: a slot holds several) ``present`` (pieces on the table), ``found``
+    (``pawns``, ``parts``: a slot holds several) ``present`` (pieces on the stills whose board
+    was found), ``found``
     (of those, read) and ``phantom`` (read where there is none): a slot's share wrong hides how
     many of the pieces are missed, since most slots hold none."""
     from .second_renderer import still
@@ -115,17 +122,15 @@ def measure(det, seeds, stress: bool, mat: bool = True, photos: Path = PHOTOS, f
             "seconds": seconds, "present": present, "found": found, "phantom": phantom}
 
 
-#: the slot kinds that hold several loose pieces, named and joined by "+" (a pawn per colour, a
-#: part per name)
-PIECE_KINDS = ("pawns", "parts")
-
 
 def piece_line(got: dict) -> str:
     """The loose pieces of a :func:`measure` result as one printable line: per kind, the pieces
     found of those present (with the share) and those read where there is none."""
+    def share(k):
+        return f" ({100 * got['found'][k] / got['present'][k]:.0f} %)" if got["present"][k] else ""
+
     return "      loose pieces: " + "; ".join(
-        f"{k} found {got['found'][k]} of {got['present'][k]} "
-        f"({100 * got['found'][k] / max(got['present'][k], 1):.0f} %), seen where there is none {got['phantom'][k]}"
+        f"{k} found {got['found'][k]} of {got['present'][k]}{share(k)}, seen where there is none {got['phantom'][k]}"
         for k in PIECE_KINDS)
 
 

@@ -21,6 +21,8 @@ def test_the_piece_line_gives_found_of_present_and_phantoms():
     line = piece_line(got)
     assert "pawns found 30 of 40 (75 %), seen where there is none 5" in line
     assert "parts found 3 of 10 (30 %), seen where there is none 0" in line
+    assert "parts found 0 of 0, seen" in piece_line({**got, "present": collections.Counter(pawns=40),
+                                                     "found": collections.Counter(pawns=30)})
 
 
 @needs_photos
@@ -32,6 +34,8 @@ def test_the_pieces_counted_are_the_still_s_own():
 
     pic = still(5300, BENCH_PHOTOS, stress=False, mat=True)
     got = measure(photo_detector(), [5300], stress=False)
+    assert not got["not_found"], "the board of development still 5300 is found"
+    wrong = 0
     for kind in ("pawns", "parts"):
         laid = sum(len(set(filter(None, t.split("+")))) for slot, t in pic.truth.items() if slot[0] == kind)
         assert laid > 0 and got["present"][kind] == laid
@@ -42,3 +46,5 @@ def test_the_pieces_counted_are_the_still_s_own():
                 missed += n * len(want - seen)
                 phantom += n * len(seen - want)
         assert got["found"][kind] == laid - missed and got["phantom"][kind] == phantom
+        wrong += missed + phantom
+    assert wrong > 0, "the still has a piece missed or seen that is not there, so both counts are checked"
