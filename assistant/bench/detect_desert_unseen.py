@@ -81,9 +81,8 @@ def measure(det, seeds, stress: bool, mat: bool = True, photos: Path = PHOTOS, f
     ``total``, ``wrong``, ``sure_wrong`` per slot kind, ``confusion`` (kind, truth, read) -> n,
     ``not_found`` (reasons), ``seconds`` (reading time per picture), and per kind of loose piece
     (``pawns``, ``parts``: a slot holds several) ``present`` (pieces on the stills whose board
-    was found), ``found``
-    (of those, read) and ``phantom`` (read where there is none): a slot's share wrong hides how
-    many of the pieces are missed, since most slots hold none."""
+    was found), ``found`` (of those, read) and ``phantom`` (read where there is none): a slot's
+    share wrong hides how many of the pieces are missed, since most slots hold none."""
     from .second_renderer import still
 
     layout = mat_layout("forbidden-desert")
@@ -122,10 +121,12 @@ def measure(det, seeds, stress: bool, mat: bool = True, photos: Path = PHOTOS, f
             "seconds": seconds, "present": present, "found": found, "phantom": phantom}
 
 
-
 def piece_line(got: dict) -> str:
-    """The loose pieces of a :func:`measure` result as one printable line: per kind, the pieces
-    found of those present (with the share) and those read where there is none."""
+    """The loose pieces of a :func:`measure` result as one printable line: per kind of
+    ``PIECE_KINDS``, the pieces found of those present (with the share in %, none when no piece
+    was present) and those read where there is none. ``got`` needs ``present``, ``found`` and
+    ``phantom`` (kind -> int counters); a missing one raises KeyError."""
+
     def share(k):
         return f" ({100 * got['found'][k] / got['present'][k]:.0f} %)" if got["present"][k] else ""
 
