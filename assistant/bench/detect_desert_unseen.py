@@ -101,7 +101,7 @@ def measure(det, seeds, stress: bool, mat: bool = True, photos: Path = PHOTOS, f
         else:
             homography = manual_registration(pic.corners_px, layout).homography
         t0 = time.perf_counter()
-        readings = det.read(pic.image, homography, pic.camera_matrix)
+        readings = det.read(pic.image, homography, pic.camera_matrix, match_parts=True)
         seconds.append(time.perf_counter() - t0)
         for slot, reading in readings.items():
             kind, truth = slot[0], pic.truth[slot]

@@ -55,7 +55,7 @@ def read_slots(image: np.ndarray, game: str, model: str | None, homography: np.n
         if not model:
             raise ValueError("Forbidden Desert needs --model: a folder written by "
                              "`assistant teach --game forbidden-desert --slot table`")
-        return FDDetector.load(model).read(image, homography, camera_matrix)
+        return FDDetector.load(model).read(image, homography, camera_matrix, match_parts=True)
     if game == "discovery-island":
         from .kits.discovery_island_detect import detect_image as read_island, load_or_teach
 

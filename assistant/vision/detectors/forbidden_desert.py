@@ -175,6 +175,16 @@ class FDDetector:
         self.flat, self.blobs, self.pawn_colour = flat, blobs, pawn_colour
         self.layout = layout or mat_layout("forbidden-desert")
         self.flat.prepare()                 # the pictures at every tile size, before the first read
+        self._part_bank: list | None = None
+
+    def part_bank(self) -> list:
+        """The owner's part cut-outs at every width and turn (:func:`~.desert_parts.templates`),
+        built on first use; empty when none can be matched."""
+        if self._part_bank is None:
+            from . import desert_parts
+
+            self._part_bank = desert_parts.templates(self.flat.part_pictures)
+        return self._part_bank
 
     def read_flat(self, frame: np.ndarray, homography: np.ndarray, cells: list | None,
                   with_card: bool, prior: Mapping | None = None) -> tuple[dict[Slot, Reading], dict]:
@@ -198,7 +208,7 @@ class FDDetector:
 
     def read_pieces(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
                     faces: Mapping[Slot, Reading], relit: Iterable = (),
-                    blob_probs: dict | None = None) -> dict[Slot, Reading]:
+                    blob_probs: dict | None = None, match_parts: bool = False) -> dict[Slot, Reading]:
         """Sand, pawn and part readings of the cells of ``scores``: each cell's tile laid from
         the picture of its face reading (``faces``) and what it does not explain read as blobs
         (:func:`~.desert_pieces.cell_readings`), cut where their colour changes
@@ -216,10 +226,15 @@ class FDDetector:
         When ``blob_probs`` (a dict) is given, it is filled with each cell's blob class
         probabilities, ``(r, c) -> (n, len(CLASSES)) float`` (:data:`~.desert_pieces.CLASSES`;
         ``n = 0`` for a cell that holds nothing), the evidence the readings were made from
-        (the set-up check weighs it whole, :func:`~...tracking.desert_setup.read_setup`)."""
+        (the set-up check weighs it whole, :func:`~...tracking.desert_setup.read_setup`).
+
+        With ``match_parts`` the parts are also looked for by matching the owner's cut-outs
+        (:meth:`_matched_parts`), on a read of at least ``LEAST_CELLS`` tiles; about 30 ms of
+        CPU a tile, so the set-up read (no part is out at the start) and the live loop leave it."""
         from . import desert_pieces as dp
 
         out: dict[Slot, Reading] = {}
+        crops: dict[tuple, np.ndarray] = {}
         for key, got in self._covering(frame, homography, camera_matrix, scores, faces, frozenset(relit)):
             if isinstance(got, Reading):
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
@@ -231,11 +246,52 @@ class FDDetector:
                     blob_probs[key] = np.zeros((0, len(dp.CLASSES)))
                 continue
             found, probs, res, m = got
+            crops[key] = res.crop
             if blob_probs is not None:
                 blob_probs[key] = np.asarray(probs, np.float64).reshape(-1, len(dp.CLASSES))
             sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
             for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
                 out[(kind, *key)] = Reading(label, conf, margin, alts)
+        if match_parts:
+            out.update(self._matched_parts(crops, out))
+        return out
+
+    def _matched_parts(self, crops: Mapping[tuple, np.ndarray], readings: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
+        """The parts readings of the tiles ``crops`` (``(r, c) -> (H, W, 3)`` float32 rectified
+        cell, :attr:`~.desert_fit.Residual.crop`) with what matching the owner's cut-outs finds
+        (:mod:`.desert_parts`) joined to the blob readings ``readings`` (``("parts", r, c)``).
+
+        A part whose score stands at least ``Z_PRESENT`` robust deviations above its median over
+        the table (:func:`~.desert_parts.table_z`) is added, the reading's confidence the least
+        of the blob reading's (when it names parts) and :func:`~.desert_parts.z_confidence`;
+        where a part stands between ``Z_DOUBT`` and ``Z_PRESENT`` and is not read, the reading
+        keeps its label, at most ``1 - z_confidence``, with the part's label as an
+        alternative. Returns only the readings it changes; none when the bank is empty or
+        fewer than ``LEAST_CELLS`` tiles are given."""
+        from . import desert_parts as dparts
+        from . import desert_pieces as dp
+
+        bank = self.part_bank()
+        if not bank or len(crops) < dparts.LEAST_CELLS:
+            return {}
+        z = dparts.table_z({key: dparts.part_scores(crop, bank) for key, crop in crops.items()})
+        out: dict[Slot, Reading] = {}
+        for key, by_part in z.items():
+            slot = ("parts", *key)
+            old = readings[slot]
+            have = set(filter(None, old.label.split("+")))
+            seen = {p: v for p, v in by_part.items() if v >= dparts.Z_PRESENT and p not in have}
+            doubt = {p: v for p, v in by_part.items() if dparts.Z_DOUBT <= v < dparts.Z_PRESENT and p not in have}
+            if seen:
+                label = "+".join(sorted(have | set(seen)))
+                conf = min(dparts.z_confidence(v) for v in seen.values())
+                conf = min(conf, old.confidence) if have else conf
+                out[slot] = Reading(label, *dp._sure(conf), (old.label,))
+            elif doubt:
+                part, v = max(doubt.items(), key=lambda kv: kv[1])
+                alt = "+".join(sorted(have | {part}))
+                out[slot] = Reading(old.label, *dp._sure(min(old.confidence, 1.0 - dparts.z_confidence(v))),
+                                    (alt, *old.alternatives))
         return out
 
     def pawns_standing(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
@@ -380,7 +436,7 @@ class FDDetector:
 
     def read(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
              slots: Iterable[Slot] | None = None, reference: tuple | None = None,
-             prior: Mapping | None = None) -> dict[Slot, Reading]:
+             prior: Mapping | None = None, match_parts: bool = False) -> dict[Slot, Reading]:
         """Read slots off an undistorted frame ``(H, W, 3) uint8`` BGR.
 
         Parameters
@@ -404,6 +460,9 @@ class FDDetector:
             camera reads as expected surer, or one it reads otherwise, not surely, the expected
             face unsure; never the expected face sure against the camera. Not used on a read of
             some slots.
+        match_parts : bool
+            Also look for the parts by matching the owner's cut-outs (:meth:`read_pieces`);
+            only a read of the whole table, or of at least ``LEAST_CELLS`` tiles, uses it.
         """
         cells = None if slots is None else sorted({s[1:] for s in slots if s != ("card",)})
         with_card = slots is None or ("card",) in set(slots)
@@ -415,7 +474,7 @@ class FDDetector:
                 told = Reading(r.label, r.confidence, r.margin, r.alternatives)
                 nats = max(prior.get(key, {}).values(), default=0.0)
                 out[("face", *key)] = guarded_by(out[("face", *key)], told, nats)
-        out.update(self.read_pieces(frame, homography, camera_matrix, scores, out))
+        out.update(self.read_pieces(frame, homography, camera_matrix, scores, out, match_parts=match_parts))
         if reference is not None and self.pawn_colour is not None:
             keys = [c.key for c in self.layout.cells] if cells is None else cells
             tall = {key: pawn_crop(frame, homography, camera_matrix, self.layout.cell(key), CROP) for key in keys}

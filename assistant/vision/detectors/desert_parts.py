@@ -1,0 +1,317 @@
+"""Forbidden Desert's parts found by matching the owner's cut-out photos on each cell's crop.
+
+A part lying on a tile is flat printed art as far as a camera overhead can tell, like the tiles
+(:mod:`.desert_flat`), so it is looked for the way the tiles are: the owner's photo of it (a
+cut-out, its alpha the mask) compared by masked normalised cross-correlation with the rectified
+cell, at several widths and turns. This does not rest on the tile's photometric fit
+(:mod:`.desert_pieces`): a part that fit explains away, or that lies on a tile whose fit broke,
+is still found.
+
+The correlation is OpenCV's ``TM_CCOEFF_NORMED`` with a mask (each channel's mean taken over the
+cut-out, the spreads of image and photo multiplied over it), computed from plain single-channel
+``TM_CCORR`` calls (:func:`masked_ncc`): ``matchTemplate`` with a mask costs about 0.4 ms a call
+on a cell whatever the sizes, the plain calls about 0.02 ms each. Two stages:
+
+1. *Coarse*, over the whole cell at ``COARSE_PPM``: per part, the best place, width and turn.
+   (In grey it is twice as fast and lost half the parts found on the bare-table development
+   stills.)
+2. *Fine*, at the crop's own ``PPM``, within ``FINE_MM`` of the coarse place, at the
+   coarse width and turn and their neighbours: the part's score.
+
+Whether a part is there is judged on the whole table (:func:`table_z`): a part's score on a cell
+against its scores on the table's other cells (median and median absolute deviation), since
+most cells hold none of a given part. The level a photo correlates with tiles it is not on
+depends on the photo (the engine's metal correlates at about 0.8 with busy tile art, the
+navigation deck's disc at about 0.55) and on the light; the table's own cells measure it for
+this photo, this camera and this light, which a fixed threshold on the score cannot.
+
+Coordinates: crops ``(H, W, 3)`` float32 BGR 0..255 at ``PPM`` px per mm (:mod:`.desert_fit`);
+places are crop px, ``(x, y)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import cv2
+import numpy as np
+
+from .desert_fit import PPM
+
+#: widths a part is matched at, mm (its photo's width; the flying machine's parts lie about
+#: 25-35 mm across)
+WIDTHS_MM = (24.0, 29.0, 34.0)
+#: turns a part is matched at, degrees (a part lies any way round)
+TURNS_DEG = tuple(float(a) for a in range(0, 360, 20))
+#: resolution of the coarse stage, px per mm
+COARSE_PPM = 0.75
+#: the fine stage looks this far around the coarse place, mm
+FINE_MM = 3.0
+#: a part is read on a cell when its score stands this many robust deviations above its
+#: median over the table's cells (:func:`table_z`)
+Z_PRESENT = 5.0
+#: below :data:`Z_PRESENT` but at least this, the cell's "no part" is unsure
+Z_DOUBT = 3.5
+#: a cut-out covering less than this share of its convex hull is not matched: a thin, spread
+#: shape (the propeller's blades, 0.57; the other parts 0.89-1.0) matches busy tile art and
+#: wood about as well as itself (development stills 5300-5329, 6300-6329, 7300-7315: 1 of 21
+#: propellers found, 4 read where there was none)
+LEAST_SOLIDITY = 0.75
+#: the least cells a table statistic is taken over (a read of a few cells has none)
+LEAST_CELLS = 12
+#: a window whose spread over the cut-out is below this (grey levels squared per pixel and
+#: channel) is flat: it scores -1, as a constant window has no correlation
+FLAT_VARIANCE = 1.0
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A cut-out ready for :func:`masked_ncc`.
+
+    Attributes
+    ----------
+    channels : (C, h, w) float32
+        Each channel less its mean over the cut-out, 0 off it.
+    mask : (h, w) float32
+        1 on the cut-out, 0 off it.
+    pixels : int
+        Pixels of the cut-out.
+    norm2 : float
+        Sum of squares of ``channels``.
+    """
+
+    channels: np.ndarray
+    mask: np.ndarray
+    pixels: int
+    norm2: float
+
+
+def pattern(image: np.ndarray, mask: np.ndarray) -> Pattern:
+    """A ``(h, w, C)`` or ``(h, w)`` image and its ``(h, w)`` bool cut-out as a :class:`Pattern`."""
+    img = np.asarray(image, np.float32)
+    img = img[..., None] if img.ndim == 2 else img
+    m = np.asarray(mask, bool)
+    chans = np.moveaxis(img, -1, 0).copy()
+    for ch in chans:
+        ch[m] -= ch[m].mean()
+        ch[~m] = 0.0
+    return Pattern(np.ascontiguousarray(chans), m.astype(np.float32), int(m.sum()), float((chans ** 2).sum()))
+
+
+def masked_ncc(image: np.ndarray, pat: Pattern) -> np.ndarray:
+    """Masked normalised cross-correlation of ``pat`` at every place it fits in ``image``.
+
+    Parameters
+    ----------
+    image : (H, W, C) or (H, W) float32
+        ``C`` equal to the pattern's channels; ``H >= h``, ``W >= w``.
+    pat : Pattern
+
+    Returns
+    -------
+    (H - h + 1, W - w + 1) float32
+        At ``(y, x)``, the pattern's top-left there: ``sum_c sum_m T'_c I_c / sqrt(|T'|^2 *
+        sum_c (sum_m I_c^2 - (sum_m I_c)^2 / n))`` over the cut-out ``m`` of ``n`` pixels, ``T'``
+        the pattern less its means; the same as OpenCV's masked ``TM_CCOEFF_NORMED``. -1 where the
+        window is flat over the cut-out (``FLAT_VARIANCE``). Raises cv2.error when the pattern
+        is larger than the image.
+    """
+    img = np.asarray(image, np.float32)
+    img = img[..., None] if img.ndim == 2 else img
+    num = sum1 = None
+    sq = np.zeros(img.shape[:2], np.float32)
+    for c in range(img.shape[2]):
+        ch = np.ascontiguousarray(img[..., c])
+        part = cv2.matchTemplate(ch, pat.channels[c], cv2.TM_CCORR)
+        s1 = cv2.matchTemplate(ch, pat.mask, cv2.TM_CCORR)
+        num = part if num is None else num + part
+        sum1 = s1 * s1 if sum1 is None else sum1 + s1 * s1
+        sq += ch * ch
+    var = cv2.matchTemplate(sq, pat.mask, cv2.TM_CCORR) - sum1 / pat.pixels
+    flat = var < FLAT_VARIANCE * pat.pixels * img.shape[2]
+    out = num / np.sqrt(np.maximum(var, 1e-6) * max(pat.norm2, 1e-6))
+    out[flat] = -1.0
+    return out
+
+
+@dataclass(frozen=True)
+class Template:
+    """One part's photo at one width and turn.
+
+    Attributes
+    ----------
+    part : str
+        Its part id (``PART_LABELS`` of :mod:`.desert_flat`).
+    width_mm, turn_deg : float
+    coarse : Pattern
+        BGR at ``COARSE_PPM``.
+    fine : Pattern
+        BGR at ``PPM``.
+    """
+
+    part: str
+    width_mm: float
+    turn_deg: float
+    coarse: Pattern
+    fine: Pattern
+
+
+def solidity(mask: np.ndarray) -> float:
+    """A ``(h, w)`` bool cut-out's area over its convex hull's (0 for an empty one; 1 for a
+    convex shape; independent of the turn)."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) < 3:
+        return 0.0
+    hull = cv2.contourArea(cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32)))
+    return float(len(xs) / hull) if hull > 0 else 0.0
+
+
+def _turned(picture: np.ndarray, width_px: int, turn_deg: float) -> tuple[np.ndarray, np.ndarray]:
+    """A BGRA cut-out scaled to ``width_px`` wide and turned ``turn_deg`` anticlockwise, cut to its
+    cut-out's bounding box: ``(bgr (h, w, 3) float32, mask (h, w) bool)``."""
+    h = max(1, int(round(width_px * picture.shape[0] / picture.shape[1])))
+    small = cv2.resize(picture, (width_px, h), interpolation=cv2.INTER_AREA)
+    side = int(np.ceil(np.hypot(width_px, h))) + 2
+    canvas = np.zeros((side, side, 4), np.uint8)
+    y0, x0 = (side - h) // 2, (side - width_px) // 2
+    canvas[y0:y0 + h, x0:x0 + width_px] = small
+    turn = cv2.getRotationMatrix2D((side / 2, side / 2), turn_deg, 1.0)
+    out = cv2.warpAffine(canvas, turn, (side, side), flags=cv2.INTER_LINEAR)
+    mask = out[..., 3] > 127
+    ys, xs = np.nonzero(mask)
+    box = (slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1))
+    return out[box][..., :3].astype(np.float32), mask[box]
+
+
+def templates(pictures, widths_mm=WIDTHS_MM, turns_deg=TURNS_DEG) -> list[Template]:
+    """Every part picture at every width and turn.
+
+    Parameters
+    ----------
+    pictures : iterable of :class:`~.flat_art.Picture`
+        The owner's part pictures (several of one part are all used). Only cut-outs (BGRA,
+        alpha > 127 on the part) can be matched; a picture without alpha, whose cut-out is
+        empty, or thinner than ``LEAST_SOLIDITY`` (:func:`solidity`) is left out (the blob reader
+        still names parts by colour, :meth:`~.desert_pieces.PieceBlobs.which_part`).
+    widths_mm, turns_deg : sequences of float
+
+    Returns
+    -------
+    list of Template
+        Empty when no picture is a cut-out.
+    """
+    out = []
+    for pic in pictures:
+        img = np.asarray(pic.image)
+        if img.ndim != 3 or img.shape[2] != 4 or solidity(img[..., 3] > 127) < LEAST_SOLIDITY:
+            continue
+        for width in widths_mm:
+            for turn in turns_deg:
+                fine, mask = _turned(img, max(2, int(round(width * PPM))), turn)
+                coarse, cmask = _turned(img, max(2, int(round(width * COARSE_PPM))), turn)
+                if mask.sum() < 4 or cmask.sum() < 4:
+                    continue
+                out.append(Template(pic.label, float(width), float(turn), pattern(coarse, cmask), pattern(fine, mask)))
+    return out
+
+
+def _best(scores: np.ndarray) -> tuple[float, int, int]:
+    """The highest score of a :func:`masked_ncc` result and its place ``(score, x, y)``."""
+    y, x = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    return float(scores[y, x]), int(x), int(y)
+
+
+def _neighbours(bank: list[Template], near: Template) -> list[Template]:
+    """The templates of ``near``'s part at its width and the next ones, and its turn and the
+    next ones."""
+    widths = sorted({t.width_mm for t in bank if t.part == near.part})
+    k = widths.index(near.width_mm)
+    widths = widths[max(k - 1, 0):k + 2]
+    turns = sorted({t.turn_deg for t in bank if t.part == near.part})
+    step = 360.0 / max(len(turns), 1)
+    return [t for t in bank if t.part == near.part and t.width_mm in widths
+            and abs((t.turn_deg - near.turn_deg + 180.0) % 360.0 - 180.0) <= step + 1e-6]
+
+
+def part_scores(crop: np.ndarray, bank: list[Template]) -> dict[str, tuple[float, tuple[float, float]]]:
+    """How well each part's photo matches somewhere on one cell's crop.
+
+    Parameters
+    ----------
+    crop : (H, W, 3) float
+        The rectified cell, BGR 0..255, at ``PPM`` px per mm (:attr:`~.desert_fit.Residual.crop`).
+    bank : list of Template
+        From :func:`templates`.
+
+    Returns
+    -------
+    dict part -> (score, (x, y))
+        The best masked correlation (-1..1, :func:`masked_ncc`) of the part's templates after
+        the two stages (module docstring) and where its template's centre lies, crop px.
+        Parts whose templates are all larger than the crop are absent. Raises nothing of its own.
+    """
+    crop = np.ascontiguousarray(crop, np.float32)
+    small = cv2.resize(crop, None, fx=COARSE_PPM / PPM, fy=COARSE_PPM / PPM, interpolation=cv2.INTER_AREA)
+    coarse: dict[str, tuple[float, Template, float, float]] = {}
+    for t in bank:
+        h, w = t.coarse.mask.shape
+        if h > small.shape[0] or w > small.shape[1]:
+            continue
+        s, x, y = _best(masked_ncc(small, t.coarse))
+        if s > coarse.get(t.part, (-2.0,))[0]:
+            coarse[t.part] = (s, t, (x + w / 2) * PPM / COARSE_PPM, (y + h / 2) * PPM / COARSE_PPM)
+    out = {}
+    pad = int(round(FINE_MM * PPM))
+    for part, (_s, near, cx, cy) in coarse.items():
+        best = (-1.0, (cx, cy))
+        for t in _neighbours(bank, near):
+            h, w = t.fine.mask.shape
+            x0, y0 = max(0, int(round(cx - w / 2)) - pad), max(0, int(round(cy - h / 2)) - pad)
+            x1, y1 = min(crop.shape[1], x0 + w + 2 * pad), min(crop.shape[0], y0 + h + 2 * pad)
+            if x1 - x0 < w or y1 - y0 < h:
+                continue
+            s, x, y = _best(masked_ncc(crop[y0:y1, x0:x1], t.fine))
+            if s > best[0]:
+                best = (s, (x0 + x + w / 2, y0 + y + h / 2))
+        out[part] = best
+    return out
+
+
+def table_z(scores: Mapping[tuple, Mapping[str, tuple]]) -> dict[tuple, dict[str, float]]:
+    """Each part's score on each cell in robust deviations from its scores over the table.
+
+    Parameters
+    ----------
+    scores : dict (r, c) -> dict part -> (score, (x, y))
+        :func:`part_scores` of the cells read.
+
+    Returns
+    -------
+    dict (r, c) -> dict part -> float
+        ``(score - median) / (1.4826 * MAD)`` over the cells that scored the part (the factor
+        makes the median absolute deviation a standard deviation's estimate for normal
+        scores); the deviation is floored at 0.01 so a table of equal scores gives no huge
+        values. Empty when fewer than ``LEAST_CELLS`` cells are given (no statistic to judge
+        by).
+    """
+    if len(scores) < LEAST_CELLS:
+        return {}
+    out: dict[tuple, dict[str, float]] = {key: {} for key in scores}
+    parts = sorted({p for got in scores.values() for p in got})
+    for part in parts:
+        cells = [key for key, got in scores.items() if part in got]
+        s = np.array([scores[key][part][0] for key in cells], np.float64)
+        med = float(np.median(s))
+        dev = max(1.4826 * float(np.median(np.abs(s - med))), 0.01)
+        for key, v in zip(cells, s):
+            out[key][part] = (float(v) - med) / dev
+    return out
+
+
+def z_confidence(z: float) -> float:
+    """How sure a part is there given its :func:`table_z` deviation ``z``: a logistic that is 0.5
+    at ``Z_DOUBT``, 0.95 at ``Z_PRESENT`` (chosen so a part read is a sure reading and a cell
+    between the two an unsure one)."""
+    k = np.log(19.0) / (Z_PRESENT - Z_DOUBT)
+    return float(1.0 / (1.0 + np.exp(-k * (z - Z_DOUBT))))
