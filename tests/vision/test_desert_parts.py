@@ -109,10 +109,11 @@ def test_a_laid_part_is_found_where_it_lies_and_stands_out_of_the_table():
     assert dparts.table_z({key: scores[key] for key in list(scores)[:dparts.LEAST_CELLS - 1]}) == {}
 
 
-def test_z_confidence_is_half_at_doubt_and_sure_at_present():
+def test_z_confidence_is_half_at_doubt_and_sure_from_z_sure():
     assert dparts.z_confidence(dparts.Z_DOUBT) == pytest.approx(0.5)
-    assert dparts.z_confidence(dparts.Z_PRESENT) == pytest.approx(0.95)
-    assert dparts.z_confidence(0.0) < 0.05
+    assert dparts.z_confidence(dparts.Z_SURE) == pytest.approx(0.9)
+    assert 0.5 < dparts.z_confidence(dparts.Z_PRESENT) < 0.9
+    assert dparts.z_confidence(0.0) < 0.1
 
 
 @needs_photos

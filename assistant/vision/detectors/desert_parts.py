@@ -53,6 +53,10 @@ FINE_MM = 3.0
 Z_PRESENT = 5.0
 #: below :data:`Z_PRESENT` but at least this, the cell's "no part" is unsure
 Z_DOUBT = 3.5
+#: a part read is sure (confidence 0.9, :func:`z_confidence`) from this many deviations: on the
+#: development stills (5300-5329, 6300-6329, 7300-7315) the highest a part not there stood was
+#: 5.5, so a part read between ``Z_PRESENT`` and this is read unsure (asked, not committed)
+Z_SURE = 6.5
 #: a cut-out covering less than this share of its convex hull is not matched: a thin, spread
 #: shape (the propeller's blades, 0.57; the other parts 0.89-1.0) matches busy tile art and
 #: wood about as well as itself (development stills 5300-5329, 6300-6329, 7300-7315: 1 of 21
@@ -311,7 +315,6 @@ def table_z(scores: Mapping[tuple, Mapping[str, tuple]]) -> dict[tuple, dict[str
 
 def z_confidence(z: float) -> float:
     """How sure a part is there given its :func:`table_z` deviation ``z``: a logistic that is 0.5
-    at ``Z_DOUBT``, 0.95 at ``Z_PRESENT`` (chosen so a part read is a sure reading and a cell
-    between the two an unsure one)."""
-    k = np.log(19.0) / (Z_PRESENT - Z_DOUBT)
+    at ``Z_DOUBT`` and 0.9 at ``Z_SURE`` (about 0.75 at ``Z_PRESENT``)."""
+    k = np.log(9.0) / (Z_SURE - Z_DOUBT)
     return float(1.0 / (1.0 + np.exp(-k * (z - Z_DOUBT))))
