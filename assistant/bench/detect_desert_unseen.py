@@ -13,6 +13,9 @@ balance, JPEG), its own sand markers (rounded squares of 26-40 mm, other shades)
 motion blur, vignetting and low JPEG quality in every picture. Both on the product's printed mat
 (found by its markers, as ``assistant detect`` does) and on a bare table (corners given).
 
+Every still is read as ``assistant detect`` reads it: the whole table, the parts also looked for
+by matching the owner's cut-outs (``match_parts``, :mod:`assistant.vision.detectors.desert_parts`).
+
 Reported per slot kind: readings wrong, readings wrong with confidence >= 0.9, the commonest
 confusions; for the loose pieces (pawns, parts) the pieces found of those present and those
 seen where there is none; boards not found, with the reason ``assistant detect`` would give.
@@ -77,7 +80,8 @@ PIECE_KINDS = ("pawns", "parts")
 
 
 def measure(det, seeds, stress: bool, mat: bool = True, photos: Path = PHOTOS, figures=None) -> dict:
-    """Read every slot of :func:`~.second_renderer.still` pictures; returns counters:
+    """Read every slot of :func:`~.second_renderer.still` pictures as ``assistant detect`` does
+    (``match_parts``); returns counters:
     ``total``, ``wrong``, ``sure_wrong`` per slot kind, ``confusion`` (kind, truth, read) -> n,
     ``not_found`` (reasons), ``seconds`` (reading time per picture), and per kind of loose piece
     (``pawns``, ``parts``: a slot holds several) ``present`` (pieces on the stills whose board

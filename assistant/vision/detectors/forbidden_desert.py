@@ -264,9 +264,9 @@ class FDDetector:
         A part whose score stands at least ``Z_PRESENT`` robust deviations above its median over
         the table (:func:`~.desert_parts.table_z`) is added, the reading's confidence the least
         of the blob reading's (when it names parts) and :func:`~.desert_parts.z_confidence`;
-        where a part stands between ``Z_DOUBT`` and ``Z_PRESENT`` and is not read, the reading
-        keeps its label, at most ``1 - z_confidence``, with the part's label as an
-        alternative. Returns only the readings it changes; none when the bank is empty or
+        a part that stands between ``Z_DOUBT`` and ``Z_PRESENT`` and is not read makes the
+        reading at most ``1 - z_confidence`` sure (with it as an alternative when nothing was
+        added). Returns only the readings it changes; none when the bank is empty or
         fewer than ``LEAST_CELLS`` tiles are given."""
         from . import desert_parts as dparts
         from . import desert_pieces as dp
@@ -286,6 +286,8 @@ class FDDetector:
                 label = "+".join(sorted(have | set(seen)))
                 conf = min(dparts.z_confidence(v) for v in seen.values())
                 conf = min(conf, old.confidence) if have else conf
+                if doubt:                   # another part may lie there too
+                    conf = min(conf, 1.0 - dparts.z_confidence(max(doubt.values())))
                 out[slot] = Reading(label, *dp._sure(conf), (old.label,))
             elif doubt:
                 part, v = max(doubt.items(), key=lambda kv: kv[1])
