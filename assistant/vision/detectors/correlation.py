@@ -4,6 +4,9 @@
   per channel, averaged over the channels;
 - :class:`Spectra`: the same for many templates of one size against one image, the image's
   DFTs and window sums made once (the coarse pass over a whole table);
+- :func:`masked_ncc`: ``TM_CCOEFF_NORMED`` with a mask (a cut-out), as OpenCV computes it, from
+  plain single-channel ``TM_CCORR`` calls: ``matchTemplate`` with a mask costs about 0.4 ms a
+  call on a 57 x 57 image whatever the template, a plain single-channel call about 0.02 ms;
 - :func:`block_ncc` and its prepared form (:func:`block_cut`, :func:`block_template`,
   :func:`prepared_block_nccs`): the correlation in each block of a grid, from the blocks'
   sums (:func:`~.flat_art.block_score`).
@@ -14,6 +17,7 @@ Images are numpy arrays ``(H, W)`` or ``(H, W, C)`` float32, as OpenCV takes the
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
 import cv2
@@ -212,3 +216,97 @@ class Spectra:
             else:
                 out += r
         return out / np.float32(len(template))
+
+
+#: a window whose spread over the cut-out is below this (grey levels squared per pixel and
+#: channel) is flat: :func:`masked_ncc` scores it -1, as a constant window has no correlation
+FLAT_VARIANCE = 1.0
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A cut-out ready for :func:`masked_ncc`.
+
+    Attributes
+    ----------
+    channels : (C, h, w) float32
+        Each channel less its mean over the cut-out, 0 off it.
+    mask : (h, w) float32
+        1 on the cut-out, 0 off it.
+    pixels : int
+        Pixels of the cut-out.
+    norm2 : float
+        Sum of squares of ``channels``.
+    """
+
+    channels: np.ndarray
+    mask: np.ndarray
+    pixels: int
+    norm2: float
+
+
+def pattern(image: np.ndarray, mask: np.ndarray) -> Pattern:
+    """A template and its cut-out, ready for :func:`masked_ncc`.
+
+    Parameters
+    ----------
+    image : (h, w, C) or (h, w) float
+    mask : (h, w) bool
+        The cut-out.
+
+    Returns
+    -------
+    Pattern
+
+    Raises
+    ------
+    ValueError
+        When the cut-out is empty or its shape is not the image's.
+    """
+    img = np.asarray(image, np.float32)
+    img = img[..., None] if img.ndim == 2 else img
+    m = np.asarray(mask, bool)
+    if m.shape != img.shape[:2] or not m.any():
+        raise ValueError(f"a cut-out of shape {m.shape} with {int(m.sum())} pixels does not fit an image of "
+                         f"shape {img.shape[:2]}")
+    chans = np.moveaxis(img, -1, 0).copy()
+    for ch in chans:
+        ch[m] -= ch[m].mean()
+        ch[~m] = 0.0
+    return Pattern(np.ascontiguousarray(chans), m.astype(np.float32), int(m.sum()), float((chans ** 2).sum()))
+
+
+def masked_ncc(image: np.ndarray, pat: Pattern) -> np.ndarray:
+    """Masked normalised cross-correlation of ``pat`` at every place it fits in ``image``.
+
+    Parameters
+    ----------
+    image : (H, W, C) or (H, W) float32
+        ``C`` equal to the pattern's channels; ``H >= h``, ``W >= w``.
+    pat : Pattern
+
+    Returns
+    -------
+    (H - h + 1, W - w + 1) float32
+        At ``(y, x)``, the pattern's top-left there: ``sum_c sum_m T'_c I_c / sqrt(|T'|^2 *
+        sum_c (sum_m I_c^2 - (sum_m I_c)^2 / n))`` over the cut-out ``m`` of ``n`` pixels, ``T'``
+        the pattern less its means; the same as OpenCV's masked ``TM_CCOEFF_NORMED``. -1 where the
+        window is flat over the cut-out (``FLAT_VARIANCE``). Raises cv2.error when the pattern
+        is larger than the image.
+    """
+    img = np.asarray(image, np.float32)
+    img = img[..., None] if img.ndim == 2 else img
+    num = sum1 = None
+    sq = np.zeros(img.shape[:2], np.float32)
+    for c in range(img.shape[2]):
+        ch = np.ascontiguousarray(img[..., c])
+        part = cv2.matchTemplate(ch, pat.channels[c], cv2.TM_CCORR)
+        s1 = cv2.matchTemplate(ch, pat.mask, cv2.TM_CCORR)
+        num = part if num is None else num + part
+        sum1 = s1 * s1 if sum1 is None else sum1 + s1 * s1
+        sq += ch * ch
+    var = cv2.matchTemplate(sq, pat.mask, cv2.TM_CCORR) - sum1 / pat.pixels
+    flat = var < FLAT_VARIANCE * pat.pixels * img.shape[2]
+    out = num / np.sqrt(np.maximum(var, 1e-6) * max(pat.norm2, 1e-6))
+    out[flat] = -1.0
+    return out

@@ -9,8 +9,7 @@ is still found.
 
 The correlation is OpenCV's ``TM_CCOEFF_NORMED`` with a mask (each channel's mean taken over the
 cut-out, the spreads of image and photo multiplied over it), computed from plain single-channel
-``TM_CCORR`` calls (:func:`masked_ncc`): ``matchTemplate`` with a mask costs about 0.4 ms a call
-on a cell whatever the sizes, the plain calls about 0.02 ms each. Two stages:
+``TM_CCORR`` calls (:func:`~.correlation.masked_ncc`). Two stages:
 
 1. *Coarse*, over the whole cell at ``COARSE_PPM``: per part, the best place, width and turn.
    (In grey it is twice as fast and lost half the parts found on the bare-table development
@@ -19,7 +18,7 @@ on a cell whatever the sizes, the plain calls about 0.02 ms each. Two stages:
    coarse width and turn and their neighbours: the part's score.
 
 Whether a part is there is judged on the whole table (:func:`table_z`): a part's score on a cell
-against its scores on the table's other cells (median and median absolute deviation), since
+against its scores over the table's cells (median and median absolute deviation), since
 most cells hold none of a given part. The level a photo correlates with tiles it is not on
 depends on the photo (the engine's metal correlates at about 0.8 with busy tile art, the
 navigation deck's disc at about 0.55) and on the light; the table's own cells measure it for
@@ -37,106 +36,45 @@ from typing import Mapping
 import cv2
 import numpy as np
 
+from .correlation import Pattern, masked_ncc, pattern
 from .desert_fit import PPM
 
-#: widths a part is matched at, mm (its photo's width; the flying machine's parts lie about
-#: 25-35 mm across)
+#: widths a part's picture is matched at, mm (the whole picture's width, as the owner cut it
+#: out; the second renderer lays the component photos 24-34 mm wide)
 WIDTHS_MM = (24.0, 29.0, 34.0)
-#: turns a part is matched at, degrees (a part lies any way round)
+#: turns a part is matched at, degrees, evenly spaced (a part lies any way round; the fine
+#: stage also tries the turns either side of the coarse one). 20 degrees: a first look at 30
+#: (cv2's masked matching, the propeller still matched; development stills 5300-5329 in normal
+#: light) found 19 parts of 36 against 22, and read 4 where there was none against 1
 TURNS_DEG = tuple(float(a) for a in range(0, 360, 20))
-#: resolution of the coarse stage, px per mm
+#: resolution of the coarse stage, px per mm (half the crops'; the templates are 18-26 px wide)
 COARSE_PPM = 0.75
-#: the fine stage looks this far around the coarse place, mm
+#: the fine stage looks this far around the coarse place, mm (a coarse pixel is 1.3 mm)
 FINE_MM = 3.0
 #: a part is read on a cell when its score stands this many robust deviations above its
-#: median over the table's cells (:func:`table_z`)
+#: median over the table's cells (:func:`table_z`). Chosen on the development stills
+#: (5300-5329, 6300-6329, 7300-7315, second renderer): there the parts not there stood at most
+#: 5.5 (one solar crystal), most parts found at 5-18
 Z_PRESENT = 5.0
-#: below :data:`Z_PRESENT` but at least this, the cell's "no part" is unsure
+#: below :data:`Z_PRESENT` but at least this, the cell's "no part" is unsure (confidence <= 0.5)
 Z_DOUBT = 3.5
-#: a part read is sure (confidence 0.9, :func:`z_confidence`) from this many deviations: on the
-#: development stills (5300-5329, 6300-6329, 7300-7315) the highest a part not there stood was
-#: 5.5, so a part read between ``Z_PRESENT`` and this is read unsure (asked, not committed)
+#: :func:`z_confidence` is 0.9 here (0.75 at ``Z_PRESENT``); the detector caps a part only
+#: matching saw at ``NOTHING_SEEN`` of :mod:`.desert_pieces` (the blob reader saw none there)
 Z_SURE = 6.5
 #: a cut-out covering less than this share of its convex hull is not matched: a thin, spread
 #: shape (the propeller's blades, 0.57; the other parts 0.89-1.0) matches busy tile art and
 #: wood about as well as itself (development stills 5300-5329, 6300-6329, 7300-7315: 1 of 21
 #: propellers found, 4 read where there was none)
 LEAST_SOLIDITY = 0.75
-#: the least cells a table statistic is taken over (a read of a few cells has none)
+#: two parts matched on one cell overlap when their centres lie closer than this share of their
+#: mean width (:func:`apart`); two parts side by side on a 62 mm tile lie further apart
+OVERLAP = 0.75
+#: the least cells a table statistic is taken over: half the table, so that the median is a
+#: cell without the part even if several cells hold one (a read of a few cells has none)
 LEAST_CELLS = 12
-#: a window whose spread over the cut-out is below this (grey levels squared per pixel and
-#: channel) is flat: it scores -1, as a constant window has no correlation
-FLAT_VARIANCE = 1.0
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """A cut-out ready for :func:`masked_ncc`.
-
-    Attributes
-    ----------
-    channels : (C, h, w) float32
-        Each channel less its mean over the cut-out, 0 off it.
-    mask : (h, w) float32
-        1 on the cut-out, 0 off it.
-    pixels : int
-        Pixels of the cut-out.
-    norm2 : float
-        Sum of squares of ``channels``.
-    """
-
-    channels: np.ndarray
-    mask: np.ndarray
-    pixels: int
-    norm2: float
-
-
-def pattern(image: np.ndarray, mask: np.ndarray) -> Pattern:
-    """A ``(h, w, C)`` or ``(h, w)`` image and its ``(h, w)`` bool cut-out as a :class:`Pattern`."""
-    img = np.asarray(image, np.float32)
-    img = img[..., None] if img.ndim == 2 else img
-    m = np.asarray(mask, bool)
-    chans = np.moveaxis(img, -1, 0).copy()
-    for ch in chans:
-        ch[m] -= ch[m].mean()
-        ch[~m] = 0.0
-    return Pattern(np.ascontiguousarray(chans), m.astype(np.float32), int(m.sum()), float((chans ** 2).sum()))
-
-
-def masked_ncc(image: np.ndarray, pat: Pattern) -> np.ndarray:
-    """Masked normalised cross-correlation of ``pat`` at every place it fits in ``image``.
-
-    Parameters
-    ----------
-    image : (H, W, C) or (H, W) float32
-        ``C`` equal to the pattern's channels; ``H >= h``, ``W >= w``.
-    pat : Pattern
-
-    Returns
-    -------
-    (H - h + 1, W - w + 1) float32
-        At ``(y, x)``, the pattern's top-left there: ``sum_c sum_m T'_c I_c / sqrt(|T'|^2 *
-        sum_c (sum_m I_c^2 - (sum_m I_c)^2 / n))`` over the cut-out ``m`` of ``n`` pixels, ``T'``
-        the pattern less its means; the same as OpenCV's masked ``TM_CCOEFF_NORMED``. -1 where the
-        window is flat over the cut-out (``FLAT_VARIANCE``). Raises cv2.error when the pattern
-        is larger than the image.
-    """
-    img = np.asarray(image, np.float32)
-    img = img[..., None] if img.ndim == 2 else img
-    num = sum1 = None
-    sq = np.zeros(img.shape[:2], np.float32)
-    for c in range(img.shape[2]):
-        ch = np.ascontiguousarray(img[..., c])
-        part = cv2.matchTemplate(ch, pat.channels[c], cv2.TM_CCORR)
-        s1 = cv2.matchTemplate(ch, pat.mask, cv2.TM_CCORR)
-        num = part if num is None else num + part
-        sum1 = s1 * s1 if sum1 is None else sum1 + s1 * s1
-        sq += ch * ch
-    var = cv2.matchTemplate(sq, pat.mask, cv2.TM_CCORR) - sum1 / pat.pixels
-    flat = var < FLAT_VARIANCE * pat.pixels * img.shape[2]
-    out = num / np.sqrt(np.maximum(var, 1e-6) * max(pat.norm2, 1e-6))
-    out[flat] = -1.0
-    return out
+#: the least robust deviation of a part's scores, correlation units: a table whose cells all
+#: score alike (a blank or uniform frame) then gives no huge deviations
+LEAST_DEVIATION = 0.01
 
 
 @dataclass(frozen=True)
@@ -171,9 +109,10 @@ def solidity(mask: np.ndarray) -> float:
     return float(len(xs) / hull) if hull > 0 else 0.0
 
 
-def _turned(picture: np.ndarray, width_px: int, turn_deg: float) -> tuple[np.ndarray, np.ndarray]:
+def _turned(picture: np.ndarray, width_px: int, turn_deg: float) -> tuple[np.ndarray, np.ndarray] | None:
     """A BGRA cut-out scaled to ``width_px`` wide and turned ``turn_deg`` anticlockwise, cut to its
-    cut-out's bounding box: ``(bgr (h, w, 3) float32, mask (h, w) bool)``."""
+    cut-out's bounding box: ``(bgr (h, w, 3) float32, mask (h, w) bool)``; None when less than 4
+    pixels of the cut-out are left at that size."""
     h = max(1, int(round(width_px * picture.shape[0] / picture.shape[1])))
     small = cv2.resize(picture, (width_px, h), interpolation=cv2.INTER_AREA)
     side = int(np.ceil(np.hypot(width_px, h))) + 2
@@ -184,6 +123,8 @@ def _turned(picture: np.ndarray, width_px: int, turn_deg: float) -> tuple[np.nda
     out = cv2.warpAffine(canvas, turn, (side, side), flags=cv2.INTER_LINEAR)
     mask = out[..., 3] > 127
     ys, xs = np.nonzero(mask)
+    if len(ys) < 4:
+        return None
     box = (slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1))
     return out[box][..., :3].astype(np.float32), mask[box]
 
@@ -194,9 +135,10 @@ def templates(pictures, widths_mm=WIDTHS_MM, turns_deg=TURNS_DEG) -> list[Templa
     Parameters
     ----------
     pictures : iterable of :class:`~.flat_art.Picture`
-        The owner's part pictures (several of one part are all used). Only cut-outs (BGRA,
-        alpha > 127 on the part) can be matched; a picture without alpha, whose cut-out is
-        empty, or thinner than ``LEAST_SOLIDITY`` (:func:`solidity`) is left out (the blob reader
+        The owner's part pictures (several of one part are all used; ``image`` BGRA). Only
+        cut-outs (alpha > 127 on the part) can be matched; a picture without alpha, whose
+        cut-out is empty or thinner than ``LEAST_SOLIDITY`` (:func:`solidity`) is left out, and
+        a width at which less than 4 pixels of it are left (the blob reader
         still names parts by colour, :meth:`~.desert_pieces.PieceBlobs.which_part`).
     widths_mm, turns_deg : sequences of float
 
@@ -212,11 +154,11 @@ def templates(pictures, widths_mm=WIDTHS_MM, turns_deg=TURNS_DEG) -> list[Templa
             continue
         for width in widths_mm:
             for turn in turns_deg:
-                fine, mask = _turned(img, max(2, int(round(width * PPM))), turn)
-                coarse, cmask = _turned(img, max(2, int(round(width * COARSE_PPM))), turn)
-                if mask.sum() < 4 or cmask.sum() < 4:
+                fine = _turned(img, max(2, int(round(width * PPM))), turn)
+                coarse = _turned(img, max(2, int(round(width * COARSE_PPM))), turn)
+                if fine is None or coarse is None:        # a small part in a large picture
                     continue
-                out.append(Template(pic.label, float(width), float(turn), pattern(coarse, cmask), pattern(fine, mask)))
+                out.append(Template(pic.label, float(width), float(turn), pattern(*coarse), pattern(*fine)))
     return out
 
 
@@ -238,7 +180,7 @@ def _neighbours(bank: list[Template], near: Template) -> list[Template]:
             and abs((t.turn_deg - near.turn_deg + 180.0) % 360.0 - 180.0) <= step + 1e-6]
 
 
-def part_scores(crop: np.ndarray, bank: list[Template]) -> dict[str, tuple[float, tuple[float, float]]]:
+def part_scores(crop: np.ndarray, bank: list[Template]) -> dict[str, tuple[float, tuple[float, float], float]]:
     """How well each part's photo matches somewhere on one cell's crop.
 
     Parameters
@@ -250,10 +192,11 @@ def part_scores(crop: np.ndarray, bank: list[Template]) -> dict[str, tuple[float
 
     Returns
     -------
-    dict part -> (score, (x, y))
+    dict part -> (score, (x, y), width_mm)
         The best masked correlation (-1..1, :func:`masked_ncc`) of the part's templates after
-        the two stages (module docstring) and where its template's centre lies, crop px.
-        Parts whose templates are all larger than the crop are absent. Raises nothing of its own.
+        the two stages (module docstring), where that template's centre lies (crop px) and its
+        width (mm).
+        A part none of whose templates fits in the crop is absent. Raises nothing of its own.
     """
     crop = np.ascontiguousarray(crop, np.float32)
     small = cv2.resize(crop, None, fx=COARSE_PPM / PPM, fy=COARSE_PPM / PPM, interpolation=cv2.INTER_AREA)
@@ -267,18 +210,22 @@ def part_scores(crop: np.ndarray, bank: list[Template]) -> dict[str, tuple[float
             coarse[t.part] = (s, t, (x + w / 2) * PPM / COARSE_PPM, (y + h / 2) * PPM / COARSE_PPM)
     out = {}
     pad = int(round(FINE_MM * PPM))
+    height, width = crop.shape[:2]
     for part, (_s, near, cx, cy) in coarse.items():
-        best = (-1.0, (cx, cy))
+        best = None
         for t in _neighbours(bank, near):
             h, w = t.fine.mask.shape
-            x0, y0 = max(0, int(round(cx - w / 2)) - pad), max(0, int(round(cy - h / 2)) - pad)
-            x1, y1 = min(crop.shape[1], x0 + w + 2 * pad), min(crop.shape[0], y0 + h + 2 * pad)
-            if x1 - x0 < w or y1 - y0 < h:
+            if h > height or w > width:
                 continue
+            # the window: FINE_MM around the coarse place, moved back inside the crop at its edges
+            x0 = int(np.clip(round(cx - w / 2) - pad, 0, width - w))
+            y0 = int(np.clip(round(cy - h / 2) - pad, 0, height - h))
+            x1, y1 = min(width, x0 + w + 2 * pad), min(height, y0 + h + 2 * pad)
             s, x, y = _best(masked_ncc(crop[y0:y1, x0:x1], t.fine))
-            if s > best[0]:
-                best = (s, (x0 + x + w / 2, y0 + y + h / 2))
-        out[part] = best
+            if best is None or s > best[0]:
+                best = (s, (x0 + x + w / 2, y0 + y + h / 2), t.width_mm)
+        if best is not None:
+            out[part] = best
     return out
 
 
@@ -287,17 +234,17 @@ def table_z(scores: Mapping[tuple, Mapping[str, tuple]]) -> dict[tuple, dict[str
 
     Parameters
     ----------
-    scores : dict (r, c) -> dict part -> (score, (x, y))
+    scores : dict (r, c) -> dict part -> (score, (x, y), width_mm)
         :func:`part_scores` of the cells read.
 
     Returns
     -------
     dict (r, c) -> dict part -> float
-        ``(score - median) / (1.4826 * MAD)`` over the cells that scored the part (the factor
-        makes the median absolute deviation a standard deviation's estimate for normal
-        scores); the deviation is floored at 0.01 so a table of equal scores gives no huge
-        values. Empty when fewer than ``LEAST_CELLS`` cells are given (no statistic to judge
-        by).
+        ``(score - median) / (1.4826 * MAD)`` over the cells that scored the part, the cell
+        itself among them (the factor makes the median absolute deviation a standard
+        deviation's estimate for normal scores; the deviation is at least
+        ``LEAST_DEVIATION``). A part scored on fewer than ``LEAST_CELLS`` cells has no values;
+        the dict is empty when fewer cells are given (no statistic to judge by).
     """
     if len(scores) < LEAST_CELLS:
         return {}
@@ -305,12 +252,40 @@ def table_z(scores: Mapping[tuple, Mapping[str, tuple]]) -> dict[tuple, dict[str
     parts = sorted({p for got in scores.values() for p in got})
     for part in parts:
         cells = [key for key, got in scores.items() if part in got]
+        if len(cells) < LEAST_CELLS:
+            continue
         s = np.array([scores[key][part][0] for key in cells], np.float64)
         med = float(np.median(s))
-        dev = max(1.4826 * float(np.median(np.abs(s - med))), 0.01)
+        dev = max(1.4826 * float(np.median(np.abs(s - med))), LEAST_DEVIATION)
         for key, v in zip(cells, s):
             out[key][part] = (float(v) - med) / dev
     return out
+
+
+def apart(standing: Mapping[str, float], scores: Mapping[str, tuple]) -> dict[str, float]:
+    """Of the parts ``standing`` on one cell (part -> :func:`table_z` value), those not matched
+    over a part standing higher: two parts cannot lie in one place, and a photo of busy art
+    (the engine's) also matches, less well, over the edge of another part.
+
+    Parameters
+    ----------
+    standing : dict part -> float
+    scores : dict part -> (score, (x, y), width_mm)
+        The cell's :func:`part_scores` (places in crop px at ``PPM``).
+
+    Returns
+    -------
+    dict part -> float
+        A subset of ``standing``: taken from the highest down, a part is left out when its
+        centre lies closer to a kept part's than ``OVERLAP`` times their mean width.
+    """
+    kept: dict[str, float] = {}
+    for part, v in sorted(standing.items(), key=lambda kv: -kv[1]):
+        (x, y), width = scores[part][1:]
+        if all(np.hypot(x - scores[k][1][0], y - scores[k][1][1]) >= OVERLAP * (width + scores[k][2]) / 2 * PPM
+               for k in kept):
+            kept[part] = v
+    return kept
 
 
 def z_confidence(z: float) -> float:

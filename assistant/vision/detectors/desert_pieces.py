@@ -334,8 +334,9 @@ def part_colour(picture: np.ndarray) -> np.ndarray:
     return _lab(bgr.mean(axis=0))
 
 
-def _sure(p: float) -> tuple[float, float]:
-    """A probability -> (confidence, margin in nats over the complement)."""
+def confidence_margin(p: float) -> tuple[float, float]:
+    """A probability -> ``(confidence, margin)``: ``p`` kept within 1e-6 of 0 and 1, and its
+    log-odds over the complement in nats (negative below 0.5)."""
     p = float(np.clip(p, 1e-6, 1 - 1e-6))
     return p, float(np.log(p / (1 - p)))
 
@@ -416,9 +417,9 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
             options.append("+".join(sorted(now | {other})))
         else:
             options.append("+".join(sorted(now | {colour})))
-    conf, margin = _sure(sure)
+    conf, margin = confidence_margin(sure)
     out["pawns"] = (label, conf, margin, tuple(dict.fromkeys(o for o in options if o != label)))
-    conf, margin = _sure(part_sure)
+    conf, margin = confidence_margin(part_sure)
     out["parts"] = ("+".join(sorted(parts)), conf, margin, ())
     return out
 

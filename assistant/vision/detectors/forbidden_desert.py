@@ -262,38 +262,46 @@ class FDDetector:
         (:mod:`.desert_parts`) joined to the blob readings ``readings`` (``("parts", r, c)``).
 
         A part whose score stands at least ``Z_PRESENT`` robust deviations above its median over
-        the table (:func:`~.desert_parts.table_z`) is added, the reading's confidence the least
-        of the blob reading's (when it names parts) and :func:`~.desert_parts.z_confidence`;
-        a part that stands between ``Z_DOUBT`` and ``Z_PRESENT`` and is not read makes the
-        reading at most ``1 - z_confidence`` sure (with it as an alternative when nothing was
-        added). Returns only the readings it changes; none when the bank is empty or
-        fewer than ``LEAST_CELLS`` tiles are given."""
+        the table (:func:`~.desert_parts.table_z`) is added to the cell's label, unless a part
+        standing higher was matched at the same place (:func:`~.desert_parts.apart`). Its confidence
+        is :func:`~.desert_parts.z_confidence`, at most the blob reading's when that names parts,
+        and at most ``NOTHING_SEEN`` when it names none (two readers disagree: matching alone
+        never makes a sure reading). A part standing at least ``Z_DOUBT`` and not read makes
+        the reading at most ``1 - z_confidence`` sure and is added to its
+        alternatives. Labels are only ever added to; only ``parts`` slots change. Returns the
+        readings it changes; none when the bank is empty or fewer than ``LEAST_CELLS`` tiles
+        are given."""
         from . import desert_parts as dparts
         from . import desert_pieces as dp
 
         bank = self.part_bank()
         if not bank or len(crops) < dparts.LEAST_CELLS:
             return {}
-        z = dparts.table_z({key: dparts.part_scores(crop, bank) for key, crop in crops.items()})
+        scores = {key: dparts.part_scores(crop, bank) for key, crop in crops.items()}
+        z = dparts.table_z(scores)
         out: dict[Slot, Reading] = {}
         for key, by_part in z.items():
             slot = ("parts", *key)
             old = readings[slot]
             have = set(filter(None, old.label.split("+")))
-            seen = {p: v for p, v in by_part.items() if v >= dparts.Z_PRESENT and p not in have}
-            doubt = {p: v for p, v in by_part.items() if dparts.Z_DOUBT <= v < dparts.Z_PRESENT and p not in have}
+            seen = dparts.apart({p: v for p, v in by_part.items() if v >= dparts.Z_PRESENT and p not in have},
+                                scores[key])
+            doubt = {p: v for p, v in by_part.items()
+                     if v >= dparts.Z_DOUBT and p not in have and p not in seen}
+            if not seen and not doubt:
+                continue
+            label = "+".join(sorted(have | set(seen)))
+            conf = old.confidence
             if seen:
-                label = "+".join(sorted(have | set(seen)))
-                conf = min(dparts.z_confidence(v) for v in seen.values())
-                conf = min(conf, old.confidence) if have else conf
-                if doubt:                   # another part may lie there too
-                    conf = min(conf, 1.0 - dparts.z_confidence(max(doubt.values())))
-                out[slot] = Reading(label, *dp._sure(conf), (old.label,))
-            elif doubt:
+                conf = min(min(dparts.z_confidence(v) for v in seen.values()),
+                           old.confidence if have else dp.NOTHING_SEEN)
+            alts = [old.label] if seen else []
+            if doubt:                       # another part may lie there too
                 part, v = max(doubt.items(), key=lambda kv: kv[1])
-                alt = "+".join(sorted(have | {part}))
-                out[slot] = Reading(old.label, *dp._sure(min(old.confidence, 1.0 - dparts.z_confidence(v))),
-                                    (alt, *old.alternatives))
+                conf = min(conf, 1.0 - dparts.z_confidence(v))
+                alts.append("+".join(sorted(have | set(seen) | {part})))
+            alts += [a for a in old.alternatives if a not in alts and a != label]
+            out[slot] = Reading(label, *dp.confidence_margin(conf), tuple(alts))
         return out
 
     def pawns_standing(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
