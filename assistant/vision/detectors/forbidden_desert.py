@@ -256,21 +256,22 @@ class FDDetector:
             out.update(self._matched_parts(crops, out))
         return out
 
-    def _matched_parts(self, crops: Mapping[tuple, np.ndarray], readings: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
+    def _matched_parts(self, crops: Mapping[tuple, np.ndarray],
+                       readings: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
         """The parts readings of the tiles ``crops`` (``(r, c) -> (H, W, 3)`` float32 rectified
         cell, :attr:`~.desert_fit.Residual.crop`) with what matching the owner's cut-outs finds
         (:mod:`.desert_parts`) joined to the blob readings ``readings`` (``("parts", r, c)``).
 
         A part whose score stands at least ``Z_PRESENT`` robust deviations above its median over
         the table (:func:`~.desert_parts.table_z`) is added to the cell's label, unless a part
-        standing higher was matched at the same place (:func:`~.desert_parts.apart`). Its confidence
-        is :func:`~.desert_parts.z_confidence`, at most the blob reading's when that names parts,
-        and at most ``NOTHING_SEEN`` when it names none (two readers disagree: matching alone
-        never makes a sure reading). A part standing at least ``Z_DOUBT`` and not read makes
-        the reading at most ``1 - z_confidence`` sure and is added to its
-        alternatives. Labels are only ever added to; only ``parts`` slots change. Returns the
-        readings it changes; none when the bank is empty or fewer than ``LEAST_CELLS`` tiles
-        are given."""
+        standing higher was matched at the same place (:func:`~.desert_parts.apart`). Its
+        confidence is :func:`~.desert_parts.z_confidence`, at most the blob reading's when that
+        names parts, and at most ``NOTHING_SEEN`` when it names none (two readers disagree:
+        matching alone never makes a sure reading). A part standing at least ``Z_DOUBT`` and
+        not read (below ``Z_PRESENT``, or matched over a higher one) makes the reading at most
+        ``1 - z_confidence`` sure and is added to its alternatives. Labels are only ever added
+        to; only ``parts`` slots change. Returns the readings it changes; none when the bank is
+        empty or fewer than ``LEAST_CELLS`` tiles are given."""
         from . import desert_parts as dparts
         from . import desert_pieces as dp
 
