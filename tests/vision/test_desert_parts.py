@@ -159,16 +159,41 @@ def test_matching_joins_the_blob_readings_without_making_them_surer():
     crops = {(r, c): _tile_crop(10 * r + c) for r in range(5) for c in range(5) if (r, c) != (2, 2)}
     crops[(1, 3)] = _paste(crops[(1, 3)], deck.image, 29.0, 40.0, (60, 52))
     nothing = {("parts", *key): Reading("", NOTHING_SEEN, 1.7) for key in crops}
-    got = det._matched_parts(crops, nothing)
+    got, places = det._matched_parts(crops, nothing)
+    assert list(places) == [(1, 3)] and abs(places[(1, 3)][0][0] - 60) <= 3 and abs(places[(1, 3)][0][1] - 52) <= 3
     assert got[("parts", 1, 3)].label == "navigation_deck"
     assert got[("parts", 1, 3)].confidence <= NOTHING_SEEN and "" in got[("parts", 1, 3)].alternatives
     for slot, r in got.items():
         assert slot[0] == "parts" and (slot == ("parts", 1, 3) or r.label == "")
         assert r.confidence <= nothing[slot].confidence or slot == ("parts", 1, 3)
     engine = {**nothing, ("parts", 1, 3): Reading("engine", 0.6, 0.4)}
-    both = det._matched_parts(crops, engine)[("parts", 1, 3)]
+    both = det._matched_parts(crops, engine)[0][("parts", 1, 3)]
     assert both.label == "engine+navigation_deck" and both.confidence <= 0.6
-    assert det._matched_parts(dict(list(crops.items())[:5]), nothing) == {}
+    assert det._matched_parts(dict(list(crops.items())[:5]), nothing) == ({}, {})
+
+
+@needs_photos
+def test_a_pawn_blob_on_a_matched_part_is_read_again_without_it():
+    """FDDetector._pawns_off_parts: a blob lying on a part matching added (a disc at its place)
+    no longer counts as a pawn; one beside it still does; the reading is no surer than the
+    cell's parts reading and keeps the old one as an alternative."""
+    from assistant.bench.detect_desert_unseen import photo_detector
+    from assistant.tracking.base import Reading
+    from assistant.vision.detectors import desert_pieces as dp
+
+    det = photo_detector()
+    yy, xx = np.mgrid[0:114, 0:114]
+    on_part, beside = np.hypot(xx - 60, yy - 52) <= 12, np.hypot(xx - 15, yy - 15) <= 8
+    found = [dp.Blob(on_part, np.zeros(dp.BLOB_FEATURES, np.float32), np.zeros(3, np.float32)),
+             dp.Blob(beside, np.zeros(dp.BLOB_FEATURES, np.float32), np.zeros(3, np.float32))]
+    probs = np.full((2, len(dp.CLASSES)), 0.01)
+    probs[0, dp.CLASSES.index("pawn_red")] = probs[1, dp.CLASSES.index("pawn_blue")] = 0.9
+    readings = {("pawns", 1, 3): Reading("blue+red", 0.9, 2.2), ("parts", 1, 3): Reading("navigation_deck", 0.8, 1.4)}
+    got = det._pawns_off_parts({(1, 3): (found, probs)}, {(1, 3): [(60.0, 52.0, 29.0)]}, readings)
+    pawns = got[("pawns", 1, 3)]
+    assert pawns.label == "blue" and pawns.confidence <= 0.8 and "blue+red" in pawns.alternatives
+    far = det._pawns_off_parts({(1, 3): (found, probs)}, {(1, 3): [(100.0, 100.0, 24.0)]}, readings)
+    assert far == {}
 
 
 @needs_photos

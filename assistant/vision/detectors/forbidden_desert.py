@@ -156,6 +156,11 @@ def prism_mask(local: np.ndarray, size: int) -> np.ndarray:
     return mask
 
 
+#: a blob lies on a part matched on its cell when at least this share of its pixels lies
+#: within half the part's width of the match's centre (:meth:`FDDetector._pawns_off_parts`)
+ON_PART = 0.5
+
+
 class FDDetector:
     """The Forbidden Desert table reader (see the module docstring).
 
@@ -235,6 +240,7 @@ class FDDetector:
 
         out: dict[Slot, Reading] = {}
         crops: dict[tuple, np.ndarray] = {}
+        found_of: dict[tuple, tuple] = {}
         for key, got in self._covering(frame, homography, camera_matrix, scores, faces, frozenset(relit)):
             if isinstance(got, Reading):
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
@@ -246,18 +252,20 @@ class FDDetector:
                     blob_probs[key] = np.zeros((0, len(dp.CLASSES)))
                 continue
             found, probs, res, m = got
-            crops[key] = res.crop
+            crops[key], found_of[key] = res.crop, (found, probs)
             if blob_probs is not None:
                 blob_probs[key] = np.asarray(probs, np.float64).reshape(-1, len(dp.CLASSES))
             sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
             for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
                 out[(kind, *key)] = Reading(label, conf, margin, alts)
         if match_parts:
-            out.update(self._matched_parts(crops, out))
+            parts, places = self._matched_parts(crops, out)
+            out.update(parts)
+            out.update(self._pawns_off_parts(found_of, places, out))
         return out
 
     def _matched_parts(self, crops: Mapping[tuple, np.ndarray],
-                       readings: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
+                       readings: Mapping[Slot, Reading]) -> tuple[dict[Slot, Reading], dict[tuple, list]]:
         """The parts readings of the tiles ``crops`` (``(r, c) -> (H, W, 3)`` float32 rectified
         cell, :attr:`~.desert_fit.Residual.crop`) with what matching the owner's cut-outs finds
         (:mod:`.desert_parts`) joined to the blob readings ``readings`` (``("parts", r, c)``).
@@ -270,17 +278,19 @@ class FDDetector:
         matching alone never makes a sure reading). A part standing at least ``Z_DOUBT`` and
         not read (below ``Z_PRESENT``, or matched over a higher one) makes the reading at most
         ``1 - z_confidence`` sure and is added to its alternatives. Labels are only ever added
-        to; only ``parts`` slots change. Returns the readings it changes; none when the bank is
-        empty or fewer than ``LEAST_CELLS`` tiles are given."""
+        to; only ``parts`` slots change. Returns the readings it changes and, per cell, where
+        the parts it added lie (``(r, c) -> [(x, y, width_mm), ...]``, crop px); both empty when
+        the bank is empty or fewer than ``LEAST_CELLS`` tiles are given."""
         from . import desert_parts as dparts
         from . import desert_pieces as dp
 
         bank = self.part_bank()
         if not bank or len(crops) < dparts.LEAST_CELLS:
-            return {}
+            return {}, {}
         scores = {key: dparts.part_scores(crop, bank) for key, crop in crops.items()}
         z = dparts.table_z(scores)
         out: dict[Slot, Reading] = {}
+        places: dict[tuple, list] = {}
         for key, by_part in z.items():
             slot = ("parts", *key)
             old = readings[slot]
@@ -303,6 +313,57 @@ class FDDetector:
                 alts.append("+".join(sorted(have | set(seen) | {part})))
             alts += [a for a in old.alternatives if a not in alts and a != label]
             out[slot] = Reading(label, *dp.confidence_margin(conf), tuple(alts))
+            if seen:
+                places[key] = [(*scores[key][p][1], scores[key][p][2]) for p in seen]
+        return out, places
+
+    def _pawns_off_parts(self, found_of: Mapping[tuple, tuple], places: Mapping[tuple, list],
+                         readings: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
+        """The pawns readings of the cells where matching added a part, read again without the
+        blobs that lie on the part: a part's picture on a tile leaves a blob the piece
+        classifier may call a pawn (a navigation deck a red pawn).
+
+        Parameters
+        ----------
+        found_of : dict (r, c) -> (blobs, probabilities (n, len(CLASSES)))
+            Each cell's :class:`~.desert_pieces.Blob` list and class probabilities.
+        places : dict (r, c) -> list of (x, y, width_mm)
+            Where :meth:`_matched_parts` added parts (crop px at ``PPM``).
+        readings : dict slot -> Reading
+            The readings so far (``("pawns", r, c)``, ``("parts", r, c)``).
+
+        Returns
+        -------
+        dict slot -> Reading
+            The ``pawns`` readings that change: a blob lies on a part when at least
+            ``ON_PART`` of its pixels lie within half the part's width of its matched centre;
+            the reading is :func:`~.desert_pieces.cell_readings`' of the other blobs, at most as
+            sure as the cell's parts reading, the reading before as an alternative.
+        """
+        from . import desert_fit
+        from . import desert_pieces as dp
+
+        out: dict[Slot, Reading] = {}
+        for key, where in places.items():
+            found, probs = found_of[key]
+            if not found:
+                continue
+            h, w = found[0].mask.shape
+            yy, xx = np.mgrid[0:h, 0:w]
+            on = np.zeros((h, w), bool)
+            for x, y, width in where:
+                on |= np.hypot(xx - x, yy - y) <= width / 2 * desert_fit.PPM
+            keep = [i for i, b in enumerate(found) if (b.mask & on).sum() < ON_PART * max(b.mask.sum(), 1)]
+            if len(keep) == len(found):
+                continue
+            label, conf, _margin, alts = dp.cell_readings([found[i] for i in keep], np.asarray(probs)[keep],
+                                                         self.blobs)["pawns"]
+            old = readings[("pawns", *key)]
+            if label == old.label:
+                continue
+            conf = min(conf, readings[("parts", *key)].confidence)
+            out[("pawns", *key)] = Reading(label, *dp.confidence_margin(conf),
+                                           tuple(dict.fromkeys(a for a in (old.label, *alts) if a != label)))
         return out
 
     def pawns_standing(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray,
