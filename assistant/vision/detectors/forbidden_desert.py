@@ -234,8 +234,10 @@ class FDDetector:
         (the set-up check weighs it whole, :func:`~...tracking.desert_setup.read_setup`).
 
         With ``match_parts`` the parts are also looked for by matching the owner's cut-outs
-        (:meth:`_matched_parts`), on a read of at least ``LEAST_CELLS`` tiles; about 30 ms of
-        CPU a tile, so the set-up read (no part is out at the start) and the live loop leave it."""
+        (:meth:`_matched_parts`), on a read of at least ``LEAST_CELLS`` tiles, and a cell's
+        pawns read again without the blobs on a part it adds (:meth:`_pawns_off_parts`); about
+        30 ms of CPU a tile, so the set-up read (no part is out at the start) and the live loop
+        leave it."""
         from . import desert_pieces as dp
 
         out: dict[Slot, Reading] = {}
