@@ -167,6 +167,34 @@ def test_a_washed_cells_shortlist_is_tempered_like_its_scores():
     assert final.label == "gear" and final.confidence <= 1.0 - belief[(0, 0)] + 1e-12
 
 
+def test_no_face_is_surer_than_the_table_read_without_the_pixel_telling():
+    """What :meth:`DesertFlat.tell_labels` adds may choose a face (here a gear the fine scores
+    alone put just under a tunnel), but the reading is believed at most as far as the table
+    without it left room; where both agree, the smaller confidence; nothing told, nothing
+    changes."""
+    cells = [(r, c) for r in range(5) for c in range(5) if (r, c) not in ((0, 0), (2, 2))]
+    backs = ["water_back"] * 3 + ["crash_site_back"] + ["dune_back"] * 19          # rules §1.1, one tile face up
+    scores = {cell: _scores(0.8, {back: 0.8, "dune_back" if back != "dune_back" else "water_back": 0.4})
+              for cell, back in zip(cells, backs)}
+    scores[(2, 2)] = _scores(0.2, {"dune_back": 0.2}, empty=1.0)                 # the storm cell
+    scores[(0, 0)] = _scores(0.92, {"gear": 0.9, "tunnel": 0.92})
+    assert D.table_readings(scores) == D._joint(scores, None, censored=False)[0]
+    pixels = {"gear": 3.0, "tunnel": -3.0}
+    scores[(0, 0)] = replace(_scores(0.92, {"gear": 0.9, "tunnel": 0.92}), told=dict(pixels), told_pixels=pixels)
+    told, _ = D._joint(scores, None, censored=False)
+    untold = {**scores, (0, 0): replace(scores[(0, 0)], told={"gear": 0.0, "tunnel": 0.0}, told_pixels={})}
+    plain, belief = D._joint(untold, None, censored=False)
+    assert told[(0, 0)].label == "gear" and told[(0, 0)].confidence > 0.8
+    assert plain[(0, 0)].label != "gear" and belief[(0, 0)] > 0.5
+    reads = D.table_readings(scores)
+    assert reads[(0, 0)].label == "gear"                                 # the label stays
+    assert reads[(0, 0)].confidence <= 1.0 - belief[(0, 0)] + 1e-12 and reads[(0, 0)].margin == 0.0
+    for cell, r in reads.items():
+        assert r.label == told[cell].label
+        if r.label == plain[cell].label:
+            assert r.confidence == pytest.approx(min(told[cell].confidence, plain[cell].confidence)), cell
+
+
 def test_the_clipped_share_counts_each_saturated_channel_value():
     image = np.full((200, 200, 3), 120, np.uint8)
     image[:100, :, 2] = 255                                          # the top half: red clipped

@@ -278,6 +278,9 @@ class CellScores:
         explains (:meth:`DesertFlat.tell_labels`); summing to 0 over the cell's fitted labels,
         empty when neither was done (no table light: a read of fewer than
         ``desert_fit.LIGHT_CELLS`` cells, as the live loop's reads of the changed cells are).
+    told_pixels : dict label -> float
+        The part of ``told`` that :meth:`DesertFlat.tell_labels` added (nats; empty when it did
+        not tell the cell): :func:`table_readings` reads no cell surer than the table without it.
     clipped : float
         The share of the cell's centre (:func:`clipped_share`) where the camera clipped or a
         glare lifted the art to the mat's own white (:func:`wash_levels`): what the rules weigh
@@ -297,6 +300,7 @@ class CellScores:
     fitted: tuple | None = field(default=None, compare=False, repr=False)
     told: dict = field(default_factory=dict)
     clipped: float = 0.0
+    told_pixels: dict = field(default_factory=dict)
 
     @property
     def scores(self) -> dict[str, float]:
@@ -590,10 +594,11 @@ class DesertFlat:
             cap = TELL_CAP_SIGMAS * sigma
             ll = {lab: -float(np.sum(np.minimum(res[lab][use], cap) ** 2)) / (2.0 * sigma * sigma) for lab in labels}
             mean = sum(ll.values()) / len(ll)
-            told = dict(sc.told)
+            told, pixels = dict(sc.told), {}
             for lab, v in ll.items():
-                told[lab] = told.get(lab, 0.0) + TELL_NATS_PER_PX * (v - mean)
-            again[cell] = replace(sc, told=told)
+                pixels[lab] = TELL_NATS_PER_PX * (v - mean)
+                told[lab] = told.get(lab, 0.0) + pixels[lab]
+            again[cell] = replace(sc, told=told, told_pixels=pixels)
         return again
 
     def explained(self, frame: np.ndarray, homography: np.ndarray, cell, matches) -> dict[str, float]:
@@ -929,7 +934,7 @@ def table_readings(scores: Mapping[object, CellScores],
         return {c: FlatReading("unknown", 0.0, 0.0) for c in cells}
     seen, belief = _joint(scores, prior, censored=False)
     if not prior or not any(s.clipped > 0.0 for s in scores.values()):
-        return seen
+        return _no_surer_than_untold(seen, scores, prior)
     # with a prior that says where things lie (the set-up; the faces the engine expects after a
     # storm card) the camera's evidence counts only where it did not clip, and a cell read
     # otherwise than from the whole evidence is believed only as far as that reading left room;
@@ -940,13 +945,39 @@ def table_readings(scores: Mapping[object, CellScores],
     # differ, at most what the whole reading left (its max-marginal even where it reads
     # ``unknown``, which shows confidence 0), with no margin
     ruled, _ = _joint(scores, prior, censored=True)
+    return _no_surer_than_untold(_no_surer(ruled, seen, belief), scores, prior)
+
+
+def _no_surer(readings: Mapping, other: Mapping, other_belief: Mapping) -> dict:
+    """``readings`` never surer than ``other`` (readings of the same cells from other evidence,
+    with ``other_belief`` the probability of each of its readings): where the two agree, the
+    smaller confidence; where they differ, at most what ``other`` left for the reading (``1 -
+    other_belief``), with no margin."""
     out = {}
-    for c, r in ruled.items():
-        if r.label == seen[c].label:
-            out[c] = r if r.confidence <= seen[c].confidence else seen[c]
+    for c, r in readings.items():
+        if r.label == other[c].label:
+            out[c] = r if r.confidence <= other[c].confidence else other[c]
         else:
-            out[c] = replace(r, confidence=min(r.confidence, 1.0 - belief[c]), margin=0.0)
+            out[c] = replace(r, confidence=min(r.confidence, 1.0 - other_belief[c]), margin=0.0)
     return out
+
+
+def _no_surer_than_untold(readings: Mapping, scores: Mapping[object, CellScores], prior) -> dict:
+    """``readings`` of :func:`table_readings` never surer than the table read without what
+    :meth:`DesertFlat.tell_labels` added (each cell's ``told_pixels`` taken off its ``told``),
+    by :func:`_no_surer`; the labels stay. Telling the labels apart by the pixels each picture
+    explains reads more tiles right under sand, but its weight was chosen by counting wrong
+    readings, not fitted for calibration, and it made wrong readings sure: on the second
+    renderer's development stills (stress 6300-6399, normal 5300-5399, bare table 7300-7349)
+    readings wrong with confidence >= 0.9 were 25 / 5 / 4 of 2,500 / 2,500 / 1,250 with it,
+    13 / - / - without it (then 95 more wrong in stress), 7 / 4 / 1 capped so. Readings as
+    given when no cell was told so (fewer than ``desert_fit.LIGHT_CELLS`` tiles)."""
+    if not any(s.told_pixels for s in scores.values()):
+        return dict(readings)
+    untold = {c: replace(s, told={k: v - s.told_pixels.get(k, 0.0) for k, v in s.told.items()}, told_pixels={})
+              for c, s in scores.items()}
+    other, belief = _joint(untold, prior, censored=False)
+    return _no_surer(readings, other, belief)
 
 
 def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[str, float]] | None,
