@@ -87,8 +87,41 @@ def test_a_card_washed_out_by_glare_is_not_surely_no_card():
     pic = still(6103, BENCH_PHOTOS, stress=True, mat=True)
     fit = register(detect_markers(pic.image, make_detector()), mat_layout("forbidden-desert"))
     assert fit, "the board of development still 6103 is found"
-    scores, best, bare = photo_detector().flat.score_card(pic.image, fit.homography)
+    scores, best, bare, _clipped = photo_detector().flat.score_card(pic.image, fit.homography)
     assert pic.truth[("card",)] == "wind_e_2" and best < desert_flat.CARD_NONE_LEVEL
     assert bare < CARD_BARE_FULL
     r = card_reading((scores, best, bare))
+    assert r.label == "none" and r.confidence < 0.9
+
+
+def test_none_is_no_surer_than_what_the_camera_did_not_clip():
+    """A card washed to the sensor's white looks like the bare mat (bare share 1): ``none`` is
+    believed at most ``0.5 + 0.5 * (1 - clipped)``; nothing clipped, nothing changes; a card
+    that matches is not capped."""
+    sure = card_reading((LOW, 0.17, 1.0))
+    assert card_reading((LOW, 0.17, 1.0, 0.0)) == sure
+    washed = card_reading((LOW, 0.17, 1.0, 1.0))
+    assert washed.label == "none" and washed.confidence == pytest.approx(0.5) and washed.margin == pytest.approx(0.0)
+    assert card_reading((LOW, 0.17, 1.0, 0.5)).confidence == pytest.approx(0.75)
+    scores = {"wind_n_1": 0.80, "wind_e_2": 0.50, "sun_beats_down": 0.40}
+    assert card_reading((scores, 0.80, 1.0, 1.0)) == card_reading((scores, 0.80, 1.0))
+
+
+@needs_photos
+def test_a_card_the_glare_clipped_white_is_not_surely_no_card():
+    """Development still 6,360 (stress): a lamp's glare clips the ``wind_w_3`` card to white, so
+    the place looks like the bare mat (the bare share cannot tell); most of its channel values
+    are clipped, so ``none`` is not sure (the code before said 1.000)."""
+    from assistant.bench.detect_desert_unseen import PHOTOS as BENCH_PHOTOS, photo_detector
+    from assistant.bench.second_renderer import still
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.registration import detect_markers, make_detector, register
+
+    pic = still(6360, BENCH_PHOTOS, stress=True, mat=True)
+    fit = register(detect_markers(pic.image, make_detector()), mat_layout("forbidden-desert"))
+    assert fit, "the board of development still 6360 is found"
+    scored = photo_detector().flat.score_card(pic.image, fit.homography)
+    assert pic.truth[("card",)] == "wind_w_3" and scored[2] >= CARD_BARE_FULL and scored[3] > 0.5
+    assert card_reading(scored[:3]).confidence > 0.99                    # the bare share alone: sure
+    r = card_reading(scored)
     assert r.label == "none" and r.confidence < 0.9

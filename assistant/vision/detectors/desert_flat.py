@@ -654,14 +654,16 @@ class DesertFlat:
         self.tile_mm = max(totals, key=totals.get)
         return self.tile_mm
 
-    def score_card(self, frame: np.ndarray, homography: np.ndarray) -> tuple[dict[str, float], float, float]:
+    def score_card(self, frame: np.ndarray, homography: np.ndarray) -> tuple[dict[str, float], float, float, float]:
         """Scores of the storm-card pictures in the mat's card place: ``(dict label -> fine
         score plus what telling the closest apart added, the best fine score before that, the
-        share of the place's centre that looks like the bare mat)`` (:func:`bare_share` over a
-        ``2 * CARD_BARE_HALF_MM`` square against :meth:`bare_colour`; ``({}, 0.0, 1.0)`` when the
+        share of the place's centre that looks like the bare mat, the share of its channel values
+        the camera clipped)`` (:func:`bare_share` over a ``2 * CARD_BARE_HALF_MM`` square
+        against :meth:`bare_colour`; :func:`clipped_share` at ``CLIP_LEVEL`` over the
+        ``2 * CLIP_HALF_MM`` square at the place's centre; ``({}, 0.0, 1.0, 0.0)`` when the
         layout has no card place)."""
         if self.layout.card_place_mm is None:
-            return {}, 0.0, 1.0
+            return {}, 0.0, 1.0, 0.0
         x0, y0, x1, y1 = self.layout.card_place_mm
         pad = 14.0
         region = (x0 - pad, y0 - pad, x1 + pad, y1 + pad)
@@ -674,9 +676,10 @@ class DesertFlat:
         close = sorted(fine.values(), key=lambda m: -m.score)[:CONTRASTED]
         gain = contrast(self.cards, f_grad, region[:2], close)
         best = max((m.score for m in fine.values()), default=0.0)
-        bare = bare_share(f_img, region[:2], ((x0 + x1) / 2, (y0 + y1) / 2), self.bare_colour(frame, homography),
-                          CARD_BARE_HALF_MM)
-        return {lab: m.score + gain.get(lab, 0.0) for lab, m in fine.items()}, best, bare
+        centre = ((x0 + x1) / 2, (y0 + y1) / 2)
+        bare = bare_share(f_img, region[:2], centre, self.bare_colour(frame, homography), CARD_BARE_HALF_MM)
+        clipped = clipped_share(f_img, region[:2], centre)
+        return {lab: m.score + gain.get(lab, 0.0) for lab, m in fine.items()}, best, bare, clipped
 
 
 #: :meth:`DesertFlat.tell_backs`: the backs' pictures are compared where they differ by more
@@ -1051,29 +1054,35 @@ def _reading(post: Mapping[str, float]) -> FlatReading:
     return FlatReading(label, float(p), float(margin), (second,) if second else ())
 
 
-def card_reading(scored: tuple[Mapping[str, float], float, float]) -> FlatReading:
-    """The card place's reading from :meth:`DesertFlat.score_card`'s ``(scores, best, bare)``
-    (:func:`card_posterior`), never surer than the scores alone allow: the bare share says
+def card_reading(scored: tuple) -> FlatReading:
+    """The card place's reading from :meth:`DesertFlat.score_card`'s ``(scores, best, bare,
+    clipped)`` (``clipped`` may be left out: 0) (:func:`card_posterior`), never surer than the
+    scores alone allow: the bare share says
     whether something covers the place, not which card it is, so a label it changes keeps at
     most the probability the scores alone gave that label (margin 0), and a label it keeps at
     most the scores' own confidence and margin. And ``none`` is never surer than the place's
     look allows: an empty place shows the bare mat, so with a bare share under
     ``CARD_BARE_FULL`` a ``none`` is believed at most ``0.5 + 0.5 * bare / CARD_BARE_FULL`` (a
     card washed out by a lamp's glare, or blurred past matching, is not surely "no card"; a
-    place out of the frame, rectified black, reads so too).
+    place out of the frame, rectified black, reads so too); and where the camera clipped a share
+    ``clipped`` of the place's channel values, at most ``0.5 + 0.5 * (1 - clipped)``: a card
+    the glare washed to the sensor's white looks like the bare mat (second renderer,
+    development stress stills 6300-6399: the three cards read "none" at 1.0 had 0.79-1.0 of
+    their values clipped; 19 of the 22 places with no card none, three 0.31-1.0).
 
     Raises
     ------
     ValueError
         When ``best`` is not a finite number (:func:`card_posterior`)."""
-    scores, best, bare = scored
+    scores, best, bare = scored[:3]
+    clipped = float(scored[3]) if len(scored) > 3 else 0.0
     alone = card_posterior(scores, best)
     r, own = _reading(card_posterior(scores, best, bare)), _reading(alone)
     if r.label == own.label:
         r = replace(r, confidence=min(r.confidence, own.confidence), margin=min(r.margin, own.margin))
     else:
         r = replace(r, confidence=min(r.confidence, alone.get(r.label, 0.0)), margin=0.0)
-    cap = 0.5 + 0.5 * min(1.0, max(bare, 0.0) / CARD_BARE_FULL)
+    cap = 0.5 + 0.5 * min(1.0, max(bare, 0.0) / CARD_BARE_FULL, 1.0 - min(max(clipped, 0.0), 1.0))
     if r.label != "none" or r.confidence <= cap:
         return r
     return FlatReading("none", cap, min(r.margin, math.log(cap / (1.0 - cap))), r.alternatives)
