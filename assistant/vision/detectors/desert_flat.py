@@ -929,8 +929,10 @@ def table_readings(scores: Mapping[object, CellScores],
     Returns
     -------
     dict cell -> FlatReading
-        The face slot's reading per cell. When fewer than ``LEAST_TILES`` cells show any tile
-        (no table in view, a blank frame), every cell reads ``unknown`` with confidence 0.
+        The face slot's reading per cell, no surer than the table read without what
+        :meth:`DesertFlat.tell_labels` added (:func:`_no_surer_than_untold`). When fewer than
+        ``LEAST_TILES`` cells show any tile (no table in view, a blank frame), every cell reads
+        ``unknown`` with confidence 0.
     """
     cells = list(scores)
     if sum(s.best >= UNKNOWN_LEVEL for s in scores.values()) < min(LEAST_TILES, len(cells)):
