@@ -35,7 +35,9 @@ pictures (:mod:`~...bench.detect_forbidden_desert`); margins are log-odds (nats)
 reading and its runner-up. The weights of the telling apart in the table's light
 (``BACK_TELL_NATS``, ``TELL_NATS_PER_PX``) were chosen by counting wrong readings on the second
 renderer's development stills and tables, not fitted for calibration: they move a cell's labels by
-a few nats (median 4-6 over a cell's labels on development stills) and can make a wrong reading sure.
+a few nats (median 4-6 over a cell's labels on development stills) and made wrong readings sure,
+so a whole-table reading is believed no more than the table read without the pixels' telling
+allows (:func:`_no_surer_than_untold`).
 """
 
 from __future__ import annotations
