@@ -596,10 +596,11 @@ class DesertFlat:
             cap = TELL_CAP_SIGMAS * sigma
             ll = {lab: -float(np.sum(np.minimum(res[lab][use], cap) ** 2)) / (2.0 * sigma * sigma) for lab in labels}
             mean = sum(ll.values()) / len(ll)
-            told, pixels = dict(sc.told), {}
+            told, pixels = dict(sc.told), dict(sc.told_pixels)
             for lab, v in ll.items():
-                pixels[lab] = TELL_NATS_PER_PX * (v - mean)
-                told[lab] = told.get(lab, 0.0) + pixels[lab]
+                nats = TELL_NATS_PER_PX * (v - mean)
+                pixels[lab] = pixels.get(lab, 0.0) + nats
+                told[lab] = told.get(lab, 0.0) + nats
             again[cell] = replace(sc, told=told, told_pixels=pixels)
         return again
 
@@ -972,19 +973,24 @@ def _no_surer(readings: Mapping, other: Mapping, other_belief: Mapping) -> dict:
 def _no_surer_than_untold(readings: Mapping, scores: Mapping[object, CellScores], prior) -> dict:
     """``readings`` of :func:`table_readings` never surer than the table read without what
     :meth:`DesertFlat.tell_labels` added (each cell's ``told_pixels`` taken off its ``told``),
-    by :func:`_no_surer`; the labels stay. Telling the labels apart by the pixels each picture
-    explains reads more tiles right under sand, but its weight was chosen by counting wrong
-    readings, not fitted for calibration, and it made wrong readings sure: on the second
+    by :func:`_no_surer`: from the whole evidence and, where a prior is given and some cell was
+    clipped, also from the evidence weighed by what the camera did not clip (the two readings
+    :func:`table_readings` makes); the labels stay. Telling the labels apart by the pixels each
+    picture explains reads more tiles right under sand, but its weight was chosen by counting
+    wrong readings, not fitted for calibration, and it made wrong readings sure: on the second
     renderer's development stills (stress 6300-6399, normal 5300-5399, bare table 7300-7349)
-    readings wrong with confidence >= 0.9 were 25 / 5 / 4 of 2,500 / 2,500 / 1,250 with it,
-    13 / - / - without it (then 95 more wrong in stress), 7 / 4 / 1 capped so. Readings as
-    given when no cell was told so (fewer than ``desert_fit.LIGHT_CELLS`` tiles)."""
+    faces wrong with confidence >= 0.9 were 25 / 5 / 4 of 2,500 / 2,500 / 1,250 with it, 13 in
+    stress without it (then 95 more faces wrong), 7 / 4 / 1 capped so. Readings as given where
+    no cell was told so (no table light: fewer than ``desert_fit.LIGHT_CELLS`` tiles; too few
+    pixels compared; ``TELL_NATS_PER_PX`` 0)."""
     if not any(s.told_pixels for s in scores.values()):
         return dict(readings)
     untold = {c: replace(s, told={k: v - s.told_pixels.get(k, 0.0) for k, v in s.told.items()}, told_pixels={})
               for c, s in scores.items()}
-    other, belief = _joint(untold, prior, censored=False)
-    return _no_surer(readings, other, belief)
+    out = _no_surer(readings, *_joint(untold, prior, censored=False))
+    if prior and any(s.clipped > 0.0 for s in untold.values()):
+        out = _no_surer(out, *_joint(untold, prior, censored=True))
+    return out
 
 
 def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[str, float]] | None,
