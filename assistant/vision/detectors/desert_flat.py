@@ -568,7 +568,8 @@ class DesertFlat:
         Returns
         -------
         dict (r, c) -> CellScores
-            A new dict; cells with fewer than two fitted labels, fewer than ``TELL_LEAST_PX``
+            A new dict, what was added also kept apart in each cell's ``told_pixels``; cells
+            with fewer than two fitted labels, fewer than ``TELL_LEAST_PX``
             pixels compared, or no table light (fewer tiles than ``desert_fit.LIGHT_CELLS``)
             as given, and every cell when ``TELL_NATS_PER_PX`` is 0. Raises nothing of its own."""
         from .desert_fit import RESIDUAL_SIGMAS, bounding_box, largest_channel
@@ -1078,7 +1079,8 @@ def card_reading(scored: tuple) -> FlatReading:
     ``clipped`` of the place's channel values, at most ``0.5 + 0.5 * (1 - clipped)``: a card
     the glare washed to the sensor's white looks like the bare mat (second renderer,
     development stress stills 6300-6399: the three cards read "none" at 1.0 had 0.79-1.0 of
-    their values clipped; 19 of the 22 places with no card none, three 0.31-1.0).
+    their values clipped; of the 17 places with no card, 12 had none clipped and five 0.33-1.0,
+    where the exposure clipped the white mat itself).
 
     Raises
     ------
