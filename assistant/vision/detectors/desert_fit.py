@@ -296,6 +296,13 @@ LIGHT_SPREAD, LIGHT_CELLS = 1.5, 6
 #: (chosen on development stills, second renderer seeds 5100-5115, and set-up tables 24000-24011:
 #: at 3 the dune art of tiles under a sand marker gave pawns that were not there)
 BROKEN_FIT = 5.0
+#: a cell whose own fit reads a sand marker and whose noise exceeds this many times the table's
+#: is read in the table's light too (:meth:`~.forbidden_desert.FDDetector.read_pieces`): a
+#: marker of 26-40 mm covers a quarter to a half of a 58-66 mm tile, which leaves a fit noise
+#: 2-5 times the table's and, at 4 noises, nothing on the tile counted as occluded, so a pawn
+#: standing on the marker left no blob (second renderer's development stills 5300-5329: 27 of
+#: the 33 pawns missed stood on a tile with sand, 22 of them in a fit 2-5 times the table's)
+SAND_BROKEN_FIT = 2.0
 
 
 def table_light(fits: Mapping[tuple, Fit]) -> dict[tuple, TableLight]:

@@ -363,14 +363,17 @@ def pawns_seen(probs: np.ndarray) -> dict[str, float]:
 
 
 def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
-                  sand: np.ndarray | None = None) -> dict[str, tuple]:
+                  sand: np.ndarray | None = None, pawn_least: float = 0.0) -> dict[str, tuple]:
     """The sand, pawn and part readings of one cell from its blobs, their class probabilities
     ``(n, len(CLASSES))`` and the cell's sand probabilities ``(3,)`` (``SAND_CLASSES``):
     ``dict kind -> (label, confidence, margin, alternatives)``.
 
     - ``sand``: the likeliest of ``SAND_CLASSES``, the others as alternatives;
-    - ``pawns``: the colours of the blobs whose likeliest class is a pawn; its confidence the
-      least sure of every blob's call (pawn or not, which colour);
+    - ``pawns``: the colours of the blobs whose likeliest class is a pawn with a probability
+      of at least ``pawn_least`` (0..1; ``LIT_PAWN_LEAST`` for a tile read in the table's
+      light); its confidence the least sure of every blob's call (pawn or not, which colour),
+      a pawn-like blob below ``pawn_least`` counting as a doubt, as a blob some pawn colour
+      nearly won does (at most one minus its pawn classes' sum, the colour an alternative);
     - ``parts``: the blobs whose likeliest class is ``part``, each named by its colour
       (:meth:`PieceBlobs.which_part`).
     """
@@ -386,7 +389,7 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
     for i, b in enumerate(found):
         best = int(np.argmax(probs[i]))
         p_pawn = probs[i, pawn_idx]
-        if best in pawn_idx:
+        if best in pawn_idx and probs[i, best] >= pawn_least:
             colour = PAWN_COLOURS[pawn_idx.index(best)]
             colours.add(colour)
             sure = min(sure, float(probs[i, best]))
@@ -472,6 +475,14 @@ def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, tupl
 #: (0.3 and 0.15 read development stills 5100-5115 and set-up tables 24000-24011 alike; without
 #: it, tiles whose face was misread gave pawns that were not there)
 LIT_UNEXPLAINED = 0.3
+#: on a tile read in the table's light a blob is read as a pawn only when its colour is at
+#: least this likely; below, the reading stays unsure with the colour as an alternative
+#: (:func:`cell_readings`). Read in the table's light, a sand marker's fit is cut where its
+#: print changes, and the network calls some of those pieces pawns: on the second renderer's
+#: development stills (5300-5339 normal, 6300-6339 stress) the pawn-like blobs of the tiles
+#: that ``SAND_BROKEN_FIT`` adds were 22 pawns and 44 pieces of marker or art in normal light,
+#: 15 and 52 in stress; at 0.6, 21 and 8, 11 and 11
+LIT_PAWN_LEAST = 0.6
 
 
 def unexplained_share(found: list[Blob], probs: np.ndarray) -> float:

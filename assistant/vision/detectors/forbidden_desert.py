@@ -161,6 +161,43 @@ def prism_mask(local: np.ndarray, size: int) -> np.ndarray:
 ON_PART = 0.5
 
 
+class Covering(NamedTuple):
+    """What lies on one tile (:meth:`FDDetector._covering`).
+
+    Attributes
+    ----------
+    found : list of Blob
+        The blobs of what the tile's picture does not explain (:func:`~.desert_pieces.blobs`).
+    probs : (n, len(CLASSES)) float
+        Their class probabilities (:data:`~.desert_pieces.CLASSES`).
+    res : Residual
+        The tile's own fit (:func:`~.desert_fit.residual_of_fit`): the sand is read from it.
+    match : Match
+        The picture laid on the cell.
+    own : (list of Blob, (m, len(CLASSES)) float) or None
+        When the blobs come from the tile read in the table's light because a sand marker
+        broke its own fit by less than ``BROKEN_FIT`` (``SAND_BROKEN_FIT``,
+        :meth:`FDDetector._under_sand`), the own fit's blobs and probabilities: the parts are
+        read from them, as before that light was tried (the pieces of a marker the table's light
+        leaves read as parts about as often as the parts there are found), and a pawn from
+        ``found`` only at ``LIT_PAWN_LEAST``. None otherwise.
+    """
+
+    found: list
+    probs: np.ndarray
+    res: object
+    match: object
+    own: tuple | None = None
+
+    @property
+    def pawn_least(self) -> float:
+        """The least probability a blob's pawn colour needs to be read, 0..1
+        (:func:`~.desert_pieces.cell_readings`'s ``pawn_least``)."""
+        from .desert_pieces import LIT_PAWN_LEAST
+
+        return LIT_PAWN_LEAST if self.own is not None else 0.0
+
+
 class FDDetector:
     """The Forbidden Desert table reader (see the module docstring).
 
@@ -242,7 +279,7 @@ class FDDetector:
 
         out: dict[Slot, Reading] = {}
         crops: dict[tuple, np.ndarray] = {}
-        found_of: dict[tuple, tuple] = {}
+        found_of: dict[tuple, Covering] = {}
         for key, got in self._covering(frame, homography, camera_matrix, scores, faces, frozenset(relit)):
             if isinstance(got, Reading):
                 for kind, label in (("sand", "none"), ("pawns", ""), ("parts", "")):
@@ -253,12 +290,14 @@ class FDDetector:
                 if blob_probs is not None:
                     blob_probs[key] = np.zeros((0, len(dp.CLASSES)))
                 continue
-            found, probs, res, m = got
-            crops[key], found_of[key] = res.crop, (found, probs)
+            crops[key], found_of[key] = got.res.crop, got
             if blob_probs is not None:
-                blob_probs[key] = np.asarray(probs, np.float64).reshape(-1, len(dp.CLASSES))
-            sand = self.blobs.sand(dp.sand_features(res, m.centre_mm))
-            for kind, (label, conf, margin, alts) in dp.cell_readings(found, probs, self.blobs, sand).items():
+                blob_probs[key] = np.asarray(got.probs, np.float64).reshape(-1, len(dp.CLASSES))
+            sand = self.blobs.sand(dp.sand_features(got.res, got.match.centre_mm))
+            readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, got.pawn_least)
+            if got.own is not None:
+                readings["parts"] = dp.cell_readings(*got.own, self.blobs)["parts"]
+            for kind, (label, conf, margin, alts) in readings.items():
                 out[(kind, *key)] = Reading(label, conf, margin, alts)
         if match_parts:
             parts, places = self._matched_parts(crops, out)
@@ -319,7 +358,7 @@ class FDDetector:
                 places[key] = [(*scores[key][p][1], scores[key][p][2]) for p in seen]
         return out, places
 
-    def _pawns_off_parts(self, found_of: Mapping[tuple, tuple], places: Mapping[tuple, list],
+    def _pawns_off_parts(self, found_of: Mapping[tuple, "Covering"], places: Mapping[tuple, list],
                          readings: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
         """The pawns readings of the cells where matching added a part, read again without the
         blobs that lie on the part: a part's picture on a tile leaves a blob the piece
@@ -327,8 +366,9 @@ class FDDetector:
 
         Parameters
         ----------
-        found_of : dict (r, c) -> (blobs, probabilities (n, len(CLASSES)))
-            Each cell's :class:`~.desert_pieces.Blob` list and class probabilities.
+        found_of : dict (r, c) -> Covering
+            Each cell's :class:`~.desert_pieces.Blob` list, class probabilities and whether
+            they were read in the table's light (:class:`Covering`).
         places : dict (r, c) -> list of (x, y, width_mm)
             Where :meth:`_matched_parts` added parts (crop px at ``PPM``).
         readings : dict slot -> Reading
@@ -347,7 +387,7 @@ class FDDetector:
 
         out: dict[Slot, Reading] = {}
         for key, where in places.items():
-            found, probs = found_of[key]
+            found, probs = found_of[key].found, found_of[key].probs
             if not found:
                 continue
             h, w = found[0].mask.shape
@@ -359,7 +399,7 @@ class FDDetector:
             if len(keep) == len(found):
                 continue
             label, conf, _margin, alts = dp.cell_readings([found[i] for i in keep], np.asarray(probs)[keep],
-                                                         self.blobs)["pawns"]
+                                                         self.blobs, pawn_least=found_of[key].pawn_least)["pawns"]
             old = readings[("pawns", *key)]
             if label == old.label:
                 continue
@@ -401,7 +441,7 @@ class FDDetector:
         out = {key: {} for key in cells}
         for key, got in self._covering(frame, homography, camera_matrix, scores, faces):
             if not isinstance(got, Reading):
-                out[key] = dp.pawns_seen(got[1])
+                out[key] = dp.pawns_seen(got.probs)
         return out
 
     def _sand_of_unknown(self, frame: np.ndarray, homography: np.ndarray, key: tuple, cs,
@@ -454,8 +494,9 @@ class FDDetector:
                   faces: Mapping[Slot, Reading], relit: frozenset = frozenset()):
         """What lies on each cell of ``scores``: yields ``(key, Reading)`` for a cell that holds
         nothing (no picture fits, or read as the storm or unknown: the face reading's
-        confidence), else ``(key, (blobs, probabilities (n, len(CLASSES)), residual, match))``
-        (see :meth:`read_pieces`; the cells in ``relit`` read in the table's light)."""
+        confidence), else ``(key, Covering)`` (see :meth:`read_pieces`; the cells in ``relit``,
+        and those whose fit broke under a sand marker, :meth:`_under_sand`, read in the table's
+        light)."""
         from . import desert_fit
         from . import desert_pieces as dp
 
@@ -473,15 +514,32 @@ class FDDetector:
         lights = desert_fit.table_light({key: fit for key, (_m, _crop, _origin, fit) in laid.items()})
         for key, (m, crop, origin, fit) in laid.items():
             res = desert_fit.residual_of_fit(crop, origin, fit)
-            lit = desert_fit.in_table_light(fit, lights.get(key), key in relit)
+            light = lights.get(key)
+            lit = desert_fit.in_table_light(fit, light, key in relit)
+            # a fit that broke under a sand marker less than BROKEN_FIT shows
+            sand = lit is fit and self._under_sand(res, m, fit, light)
+            lit = desert_fit.in_table_light(fit, light, True) if sand else lit
             got = None
             if lit is not fit:
                 # a broken fit: what lies on the tile in the table's light, unless most of it is
                 # none of the pieces (then the picture itself is more likely wrong)
                 got = self._blobs(desert_fit.residual_of_fit(crop, origin, lit), foot, height, m)
                 got = got if dp.unexplained_share(*got) <= dp.LIT_UNEXPLAINED else None
-            found, probs = got or self._blobs(res, foot, height, m)      # the own fit's blobs only when used
-            yield key, (found, probs, res, m)
+            own = self._blobs(res, foot, height, m) if got is None or sand else None   # only when used
+            found, probs = got or own
+            yield key, Covering(found, probs, res, m, own if sand and got is not None else None)
+
+    def _under_sand(self, res, m, fit, light) -> bool:
+        """Whether a tile's own fit (``fit``, its residual ``res``, laid by match ``m``) broke
+        under a sand marker: its noise above ``SAND_BROKEN_FIT`` times the table's (``light``,
+        :class:`~.desert_fit.TableLight` or None) and the sand network reading a marker on it
+        (``none`` below one half). False without the table's light. Raises nothing."""
+        from . import desert_fit
+        from . import desert_pieces as dp
+
+        if light is None or fit.noise <= desert_fit.SAND_BROKEN_FIT * light.noise:
+            return False
+        return float(self.blobs.sand(dp.sand_features(res, m.centre_mm))[0]) < 0.5
 
     def _blobs(self, res, foot, height: float, m) -> tuple[list, np.ndarray]:
         """The blobs of a residual ``res`` (:class:`~.desert_fit.Residual`;
