@@ -173,6 +173,26 @@ def test_a_pawn_like_blob_below_the_least_is_a_doubt_not_a_pawn():
     assert cell_readings([None], probs, None, pawn_least=0.6)["pawns"][0] == "red"
 
 
+def test_a_pawn_like_blob_smaller_than_the_least_area_is_a_doubt():
+    """``pawn_least_mm2``: a blob of 8 x 8 mm (64 mm^2) a pawn colour wins surely is no pawn at
+    80 mm^2 (unsure, the colour an alternative); one of 12 x 12 mm is read."""
+    import numpy as np
+
+    from assistant.vision.detectors.desert_pieces import CLASSES, PPM, Blob, cell_readings
+
+    probs = np.zeros((1, len(CLASSES)))
+    probs[0, CLASSES.index("pawn_black")], probs[0, CLASSES.index("sand_dark")] = 0.7, 0.3
+
+    def square(mm: float) -> Blob:
+        mask = np.zeros((114, 114), bool)
+        mask[:round(mm * PPM), :round(mm * PPM)] = True
+        return Blob(mask, np.zeros(16, np.float32), np.zeros(3, np.float32))
+
+    label, conf, _margin, alts = cell_readings([square(8.0)], probs, None, pawn_least_mm2=80.0)["pawns"]
+    assert label == "" and conf <= 0.3 + 1e-9 and "black" in alts
+    assert cell_readings([square(12.0)], probs, None, pawn_least_mm2=80.0)["pawns"][0] == "black"
+
+
 @needs_photos
 def test_pawns_on_a_marker_that_broke_the_fit_are_read_in_the_tables_light():
     readings, truth = _pieces(5308)

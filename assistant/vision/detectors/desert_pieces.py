@@ -363,17 +363,20 @@ def pawns_seen(probs: np.ndarray) -> dict[str, float]:
 
 
 def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
-                  sand: np.ndarray | None = None, pawn_least: float = 0.0) -> dict[str, tuple]:
+                  sand: np.ndarray | None = None, pawn_least: float = 0.0,
+                  pawn_least_mm2: float = 0.0) -> dict[str, tuple]:
     """The sand, pawn and part readings of one cell from its blobs, their class probabilities
     ``(n, len(CLASSES))`` and the cell's sand probabilities ``(3,)`` (``SAND_CLASSES``):
     ``dict kind -> (label, confidence, margin, alternatives)``.
 
     - ``sand``: the likeliest of ``SAND_CLASSES``, the others as alternatives;
     - ``pawns``: the colours of the blobs whose likeliest class is a pawn with a probability
-      of at least ``pawn_least`` (0..1; ``LIT_PAWN_LEAST`` for a tile read in the table's
-      light); its confidence the least sure of every blob's call (pawn or not, which colour),
-      a pawn-like blob below ``pawn_least`` counting as a doubt, as a blob some pawn colour
-      nearly won does (at most one minus its pawn classes' sum, the colour an alternative);
+      of at least ``pawn_least`` (0..1) and an area of at least ``pawn_least_mm2`` (mm^2 at
+      ``PPM``; ``LIT_PAWN_LEAST`` and ``LIT_PAWN_LEAST_MM2`` for a tile read in the table's
+      light under sand); its confidence the least sure of every blob's call (pawn or not,
+      which colour), a pawn-like blob below either least counting as a doubt, as a blob some
+      pawn colour nearly won does (at most one minus its pawn classes' sum, the colour an
+      alternative);
     - ``parts``: the blobs whose likeliest class is ``part``, each named by its colour
       (:meth:`PieceBlobs.which_part`).
     """
@@ -389,7 +392,8 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
     for i, b in enumerate(found):
         best = int(np.argmax(probs[i]))
         p_pawn = probs[i, pawn_idx]
-        if best in pawn_idx and probs[i, best] >= pawn_least:
+        large = not pawn_least_mm2 or float(b.mask.sum()) / PPM ** 2 >= pawn_least_mm2
+        if best in pawn_idx and probs[i, best] >= pawn_least and large:
             colour = PAWN_COLOURS[pawn_idx.index(best)]
             colours.add(colour)
             sure = min(sure, float(probs[i, best]))
@@ -483,6 +487,12 @@ LIT_UNEXPLAINED = 0.3
 #: that ``SAND_BROKEN_FIT`` adds were 22 pawns and 44 pieces of marker or art in normal light,
 #: 15 and 52 in stress; at 0.6, 21 and 8, 11 and 11
 LIT_PAWN_LEAST = 0.6
+#: and only when the blob covers at least this much of the tile, mm^2: a pawn seen from above
+#: covers 150-300 (its top and the side the camera sees); what is smaller there is mostly the
+#: marker's print (the bare-table development stills 7300-7349: 24 pawns and 60 pieces of
+#: marker at ``LIT_PAWN_LEAST``, 22 and 13 at 80 mm^2 too; 5300-5339 21 and 8 -> 21 and 6;
+#: 6300-6339 11 and 11 -> 10 and 6)
+LIT_PAWN_LEAST_MM2 = 80.0
 
 
 def unexplained_share(found: list[Blob], probs: np.ndarray) -> float:

@@ -180,7 +180,7 @@ class Covering(NamedTuple):
         :meth:`FDDetector._under_sand`), the own fit's blobs and probabilities: the parts are
         read from them, as before that light was tried (the pieces of a marker the table's light
         leaves read as parts about as often as the parts there are found), and a pawn from
-        ``found`` only at ``LIT_PAWN_LEAST``. None otherwise.
+        ``found`` only at ``LIT_PAWN_LEAST`` and ``LIT_PAWN_LEAST_MM2``. None otherwise.
     """
 
     found: list
@@ -190,12 +190,14 @@ class Covering(NamedTuple):
     own: tuple | None = None
 
     @property
-    def pawn_least(self) -> float:
-        """The least probability a blob's pawn colour needs to be read, 0..1
-        (:func:`~.desert_pieces.cell_readings`'s ``pawn_least``)."""
-        from .desert_pieces import LIT_PAWN_LEAST
+    def pawn_least(self) -> dict[str, float]:
+        """What a blob needs to be read as a pawn: :func:`~.desert_pieces.cell_readings`'
+        ``pawn_least`` (probability 0..1) and ``pawn_least_mm2`` (area, mm^2), 0 when not lit
+        under sand."""
+        from .desert_pieces import LIT_PAWN_LEAST, LIT_PAWN_LEAST_MM2
 
-        return LIT_PAWN_LEAST if self.own is not None else 0.0
+        lit = self.own is not None
+        return {"pawn_least": LIT_PAWN_LEAST if lit else 0.0, "pawn_least_mm2": LIT_PAWN_LEAST_MM2 if lit else 0.0}
 
 
 class FDDetector:
@@ -294,7 +296,7 @@ class FDDetector:
             if blob_probs is not None:
                 blob_probs[key] = np.asarray(got.probs, np.float64).reshape(-1, len(dp.CLASSES))
             sand = self.blobs.sand(dp.sand_features(got.res, got.match.centre_mm))
-            readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, got.pawn_least)
+            readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, **got.pawn_least)
             if got.own is not None:
                 readings["parts"] = dp.cell_readings(*got.own, self.blobs)["parts"]
             for kind, (label, conf, margin, alts) in readings.items():
@@ -399,7 +401,7 @@ class FDDetector:
             if len(keep) == len(found):
                 continue
             label, conf, _margin, alts = dp.cell_readings([found[i] for i in keep], np.asarray(probs)[keep],
-                                                         self.blobs, pawn_least=found_of[key].pawn_least)["pawns"]
+                                                         self.blobs, **found_of[key].pawn_least)["pawns"]
             old = readings[("pawns", *key)]
             if label == old.label:
                 continue
