@@ -180,6 +180,7 @@ def test_a_pawn_blob_on_a_matched_part_is_read_again_without_it():
     from assistant.bench.detect_desert_unseen import photo_detector
     from assistant.tracking.base import Reading
     from assistant.vision.detectors import desert_pieces as dp
+    from assistant.vision.detectors.forbidden_desert import Covering
 
     det = photo_detector()
     yy, xx = np.mgrid[0:114, 0:114]
@@ -189,10 +190,10 @@ def test_a_pawn_blob_on_a_matched_part_is_read_again_without_it():
     probs = np.full((2, len(dp.CLASSES)), 0.01)
     probs[0, dp.CLASSES.index("pawn_red")] = probs[1, dp.CLASSES.index("pawn_blue")] = 0.9
     readings = {("pawns", 1, 3): Reading("blue+red", 0.9, 2.2), ("parts", 1, 3): Reading("navigation_deck", 0.8, 1.4)}
-    got = det._pawns_off_parts({(1, 3): (found, probs)}, {(1, 3): [(60.0, 52.0, 29.0)]}, readings)
+    got = det._pawns_off_parts({(1, 3): Covering(found, probs, None, None)}, {(1, 3): [(60.0, 52.0, 29.0)]}, readings)
     pawns = got[("pawns", 1, 3)]
     assert pawns.label == "blue" and pawns.confidence <= 0.8 and "blue+red" in pawns.alternatives
-    far = det._pawns_off_parts({(1, 3): (found, probs)}, {(1, 3): [(100.0, 100.0, 24.0)]}, readings)
+    far = det._pawns_off_parts({(1, 3): Covering(found, probs, None, None)}, {(1, 3): [(100.0, 100.0, 24.0)]}, readings)
     assert far == {}
 
 

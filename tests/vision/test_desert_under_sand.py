@@ -222,6 +222,7 @@ def test_pieces_of_a_marker_in_the_tables_light_are_unsure_not_pawns(seed, monke
     assert truth[("pawns", *cell)] == "" and truth[("sand", *cell)] == "dark"
     got = readings[("pawns", *cell)]
     assert got.label == "" and got.confidence < 0.6 and got.alternatives
-    # without the least, the same blobs read as a pawn
+    # without the leasts, the same blobs read as a pawn
     monkeypatch.setattr(desert_pieces, "LIT_PAWN_LEAST", 0.0)
+    monkeypatch.setattr(desert_pieces, "LIT_PAWN_LEAST_MM2", 0.0)
     assert _pieces(seed)[0][("pawns", *cell)].label != ""
