@@ -474,6 +474,18 @@ def misplaced_share(probs: np.ndarray, pawns_allowed: bool) -> tuple[float, tupl
     return float(total[i]), tuple(kinds)
 
 
+#: a blob is read as a pawn only when its colour is at least this likely, more likely than all
+#: the other classes together (:func:`cell_readings`; below, the reading stays unsure with the
+#: colour as an alternative): whether a pawn of that colour stands there is a yes-or-no
+#: question, and the likeliest class of several alone can be a minority
+PAWN_LEAST = 0.5
+#: and only when the blob covers at least this much of the tile, mm^2 (a disc 8.7 mm across):
+#: a pawn seen from above covers 150-300. Chosen with ``PAWN_LEAST`` on the second renderer's
+#: development stills (5300-5339 normal, 6300-6339 stress, 7300-7349 bare table), pawn slots
+#: wrong: without either 45 / 88 / 211; 0.5 alone 46 / 89 / 157; 60 mm^2 alone 41 / 87 / 169;
+#: both 45 / 87 / 138 (pawns seen where there is none 24 / 28 / 192 -> 10 / 13 / 63, pawns
+#: found 92 / 54 / 100 -> 82 / 41 / 81)
+PAWN_LEAST_MM2 = 60.0
 #: a tile read in the table's light (:func:`~.desert_fit.in_table_light`) is believed only when
 #: at most this share of what its picture leaves unexplained is in blobs of class ``other``
 #: (0.3 and 0.15 read development stills 5100-5115 and set-up tables 24000-24011 alike; without

@@ -192,12 +192,14 @@ class Covering(NamedTuple):
     @property
     def pawn_least(self) -> dict[str, float]:
         """What a blob needs to be read as a pawn: :func:`~.desert_pieces.cell_readings`'
-        ``pawn_least`` (probability 0..1) and ``pawn_least_mm2`` (area, mm^2), 0 when not lit
-        under sand."""
-        from .desert_pieces import LIT_PAWN_LEAST, LIT_PAWN_LEAST_MM2
+        ``pawn_least`` (probability 0..1) and ``pawn_least_mm2`` (area, mm^2):
+        ``PAWN_LEAST`` and ``PAWN_LEAST_MM2``, or the stricter ``LIT_PAWN_LEAST`` and
+        ``LIT_PAWN_LEAST_MM2`` when read in the table's light under sand."""
+        from . import desert_pieces as dp
 
-        lit = self.own is not None
-        return {"pawn_least": LIT_PAWN_LEAST if lit else 0.0, "pawn_least_mm2": LIT_PAWN_LEAST_MM2 if lit else 0.0}
+        if self.own is not None:
+            return {"pawn_least": dp.LIT_PAWN_LEAST, "pawn_least_mm2": dp.LIT_PAWN_LEAST_MM2}
+        return {"pawn_least": dp.PAWN_LEAST, "pawn_least_mm2": dp.PAWN_LEAST_MM2}
 
 
 class FDDetector:
