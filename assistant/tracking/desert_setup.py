@@ -532,7 +532,8 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
     """
     faces, scores = detector.read_flat(frame, homography, None, True, face_prior(nats) if nats else None)
     blob_probs: dict = {}
-    readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces, (), blob_probs)}
+    readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces, (), blob_probs,
+                                                crowd=True)}
     if nats:
         crowd, relit = _crowded_cell(readings), ()
         if crowd is None:
@@ -540,7 +541,7 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
             # such a crowd for the tile's art with a gain far too low, so that nothing counts
             # as covering it; the tiles read in the table's light show where the pawns stand
             lit_probs: dict = {}
-            again = detector.read_pieces(frame, homography, camera_matrix, scores, faces, scores, lit_probs)
+            again = detector.read_pieces(frame, homography, camera_matrix, scores, faces, scores, lit_probs, crowd=True)
             crowd = _crowded_cell(again)
             if crowd is not None:
                 relit = (crowd,)
@@ -561,7 +562,7 @@ def read_setup(detector, frame, homography, camera_matrix, players: Sequence[str
                                              r.alternatives) for s, r in again.items()}}
                 blob_probs = {}
                 readings = {**faces, **detector.read_pieces(frame, homography, camera_matrix, scores, faces, relit,
-                                                            blob_probs)}
+                                                            blob_probs, crowd=True)}
         seen = readings
         readings = pieces_prior(readings, players, nats)
     readings = misplaced_doubts(readings, blob_probs)

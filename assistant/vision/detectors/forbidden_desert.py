@@ -254,7 +254,8 @@ class FDDetector:
 
     def read_pieces(self, frame: np.ndarray, homography: np.ndarray, camera_matrix: np.ndarray, scores: Mapping,
                     faces: Mapping[Slot, Reading], relit: Iterable = (),
-                    blob_probs: dict | None = None, match_parts: bool = False) -> dict[Slot, Reading]:
+                    blob_probs: dict | None = None, match_parts: bool = False,
+                    crowd: bool = False) -> dict[Slot, Reading]:
         """Sand, pawn and part readings of the cells of ``scores``: each cell's tile laid from
         the picture of its face reading (``faces``) and what it does not explain read as blobs
         (:func:`~.desert_pieces.cell_readings`), cut where their colour changes
@@ -273,6 +274,14 @@ class FDDetector:
         probabilities, ``(r, c) -> (n, len(CLASSES)) float`` (:data:`~.desert_pieces.CLASSES`;
         ``n = 0`` for a cell that holds nothing), the evidence the readings were made from
         (the set-up check weighs it whole, :func:`~...tracking.desert_setup.read_setup`).
+
+        A blob is read as a pawn only at ``PAWN_LEAST`` and ``PAWN_LEAST_MM2``
+        (:attr:`Covering.pawn_least`), except with ``crowd`` (the set-up read, where every pawn
+        starts on one tile, :func:`~...tracking.desert_setup.read_setup`): pawns crowded on a
+        tile hide each other, so their blobs are smaller and split, and the crowd is found by
+        them (on development set-up tables the leasts hid the crowd: exact with the players 57
+        -> 56 of 60, stress); a tile read in the table's light under sand keeps its stricter
+        leasts either way.
 
         With ``match_parts`` the parts are also looked for by matching the owner's cut-outs
         (:meth:`_matched_parts`), on a read of at least ``LEAST_CELLS`` tiles, and a cell's
@@ -298,7 +307,8 @@ class FDDetector:
             if blob_probs is not None:
                 blob_probs[key] = np.asarray(got.probs, np.float64).reshape(-1, len(dp.CLASSES))
             sand = self.blobs.sand(dp.sand_features(got.res, got.match.centre_mm))
-            readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, **got.pawn_least)
+            least = got.pawn_least if not crowd or got.own is not None else {}
+            readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, **least)
             if got.own is not None:
                 readings["parts"] = dp.cell_readings(*got.own, self.blobs)["parts"]
             for kind, (label, conf, margin, alts) in readings.items():
