@@ -183,7 +183,7 @@ class _Table:
     def read_flat(self, frame, homography, cells, with_card, prior=None):
         return dict(self.faces), {}
 
-    def read_pieces(self, frame, homography, camera_matrix, scores, faces, relit=(), blob_probs=None):
+    def read_pieces(self, frame, homography, camera_matrix, scores, faces, relit=(), blob_probs=None, crowd=False):
         return dict(self.pieces)
 
 

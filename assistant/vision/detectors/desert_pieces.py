@@ -379,6 +379,8 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
       alternative);
     - ``parts``: the blobs whose likeliest class is ``part``, each named by its colour
       (:meth:`PieceBlobs.which_part`).
+
+    Raises AttributeError when ``pawn_least_mm2`` is set and a blob has no ``mask``.
     """
     k_part = CLASSES.index("part")
     pawn_idx = [CLASSES.index(f"pawn_{c}") for c in PAWN_COLOURS]

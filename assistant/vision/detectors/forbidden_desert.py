@@ -189,16 +189,19 @@ class Covering(NamedTuple):
     match: object
     own: tuple | None = None
 
-    @property
-    def pawn_least(self) -> dict[str, float]:
-        """What a blob needs to be read as a pawn: :func:`~.desert_pieces.cell_readings`'
-        ``pawn_least`` (probability 0..1) and ``pawn_least_mm2`` (area, mm^2):
-        ``PAWN_LEAST`` and ``PAWN_LEAST_MM2``, or the stricter ``LIT_PAWN_LEAST`` and
-        ``LIT_PAWN_LEAST_MM2`` when read in the table's light under sand."""
+    def pawn_least(self, crowd: bool = False) -> dict[str, float]:
+        """What a blob needs to be read as a pawn, as keywords of
+        :func:`~.desert_pieces.cell_readings`: ``pawn_least`` (probability 0..1) and
+        ``pawn_least_mm2`` (area, mm^2): the stricter ``LIT_PAWN_LEAST`` and
+        ``LIT_PAWN_LEAST_MM2`` when read in the table's light under sand, else ``PAWN_LEAST``
+        and ``PAWN_LEAST_MM2``, or none (empty: the likeliest class decides) with ``crowd``
+        (see :meth:`FDDetector.read_pieces`). Raises nothing."""
         from . import desert_pieces as dp
 
         if self.own is not None:
             return {"pawn_least": dp.LIT_PAWN_LEAST, "pawn_least_mm2": dp.LIT_PAWN_LEAST_MM2}
+        if crowd:
+            return {}
         return {"pawn_least": dp.PAWN_LEAST, "pawn_least_mm2": dp.PAWN_LEAST_MM2}
 
 
@@ -268,7 +271,11 @@ class FDDetector:
         unknown reads so too, but for its sand (:meth:`_sand_of_unknown`).
         The cells ``(r, c)`` in ``relit`` are read in the table's light whatever their fit's
         noise (with the same check of what that leaves): a crowd of pawns can break a fit
-        with a gain so low that its noise stays below ``BROKEN_FIT`` times the table's.
+        with a gain so low that its noise stays below ``BROKEN_FIT`` times the table's. So is
+        a tile whose fit a sand marker broke (its noise above ``SAND_BROKEN_FIT`` times the
+        table's, a marker more likely than not, :meth:`_under_sand`): its pawns are read from
+        what the table's light leaves, at the stricter leasts, its parts (and, in
+        ``blob_probs``, its blobs) from its own fit.
 
         When ``blob_probs`` (a dict) is given, it is filled with each cell's blob class
         probabilities, ``(r, c) -> (n, len(CLASSES)) float`` (:data:`~.desert_pieces.CLASSES`;
@@ -276,7 +283,7 @@ class FDDetector:
         (the set-up check weighs it whole, :func:`~...tracking.desert_setup.read_setup`).
 
         A blob is read as a pawn only at ``PAWN_LEAST`` and ``PAWN_LEAST_MM2``
-        (:attr:`Covering.pawn_least`), except with ``crowd`` (the set-up read, where every pawn
+        (:meth:`Covering.pawn_least`), except with ``crowd`` (the set-up read, where every pawn
         starts on one tile, :func:`~...tracking.desert_setup.read_setup`): pawns crowded on a
         tile hide each other, so their blobs are smaller and split, and the crowd is found by
         them (on development set-up tables the leasts hid the crowd: exact with the players 57
@@ -305,10 +312,12 @@ class FDDetector:
                 continue
             crops[key], found_of[key] = got.res.crop, got
             if blob_probs is not None:
-                blob_probs[key] = np.asarray(got.probs, np.float64).reshape(-1, len(dp.CLASSES))
+                # under sand, the own fit's blobs, as before that tile was read in the table's
+                # light: the marker's pieces that light leaves are no evidence of a misplaced piece
+                probs = got.own[1] if got.own is not None else got.probs
+                blob_probs[key] = np.asarray(probs, np.float64).reshape(-1, len(dp.CLASSES))
             sand = self.blobs.sand(dp.sand_features(got.res, got.match.centre_mm))
-            least = got.pawn_least if not crowd or got.own is not None else {}
-            readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, **least)
+            readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, **got.pawn_least(crowd))
             if got.own is not None:
                 readings["parts"] = dp.cell_readings(*got.own, self.blobs)["parts"]
             for kind, (label, conf, margin, alts) in readings.items():
@@ -316,7 +325,7 @@ class FDDetector:
         if match_parts:
             parts, places = self._matched_parts(crops, out)
             out.update(parts)
-            out.update(self._pawns_off_parts(found_of, places, out))
+            out.update(self._pawns_off_parts(found_of, places, out, crowd))
         return out
 
     def _matched_parts(self, crops: Mapping[tuple, np.ndarray],
@@ -373,7 +382,7 @@ class FDDetector:
         return out, places
 
     def _pawns_off_parts(self, found_of: Mapping[tuple, "Covering"], places: Mapping[tuple, list],
-                         readings: Mapping[Slot, Reading]) -> dict[Slot, Reading]:
+                         readings: Mapping[Slot, Reading], crowd: bool = False) -> dict[Slot, Reading]:
         """The pawns readings of the cells where matching added a part, read again without the
         blobs that lie on the part: a part's picture on a tile leaves a blob the piece
         classifier may call a pawn (a navigation deck a red pawn).
@@ -387,6 +396,9 @@ class FDDetector:
             Where :meth:`_matched_parts` added parts (crop px at ``PPM``).
         readings : dict slot -> Reading
             The readings so far (``("pawns", r, c)``, ``("parts", r, c)``).
+        crowd : bool
+            As :meth:`read_pieces` was given (which least a pawn blob needs,
+            :meth:`Covering.pawn_least`).
 
         Returns
         -------
@@ -413,7 +425,7 @@ class FDDetector:
             if len(keep) == len(found):
                 continue
             label, conf, _margin, alts = dp.cell_readings([found[i] for i in keep], np.asarray(probs)[keep],
-                                                         self.blobs, **found_of[key].pawn_least)["pawns"]
+                                                         self.blobs, **found_of[key].pawn_least(crowd))["pawns"]
             old = readings[("pawns", *key)]
             if label == old.label:
                 continue
@@ -540,14 +552,16 @@ class FDDetector:
                 got = self._blobs(desert_fit.residual_of_fit(crop, origin, lit), foot, height, m)
                 got = got if dp.unexplained_share(*got) <= dp.LIT_UNEXPLAINED else None
             own = self._blobs(res, foot, height, m) if got is None or sand else None   # only when used
-            found, probs = got or own
+            found, probs = got if got is not None else own
             yield key, Covering(found, probs, res, m, own if sand and got is not None else None)
 
     def _under_sand(self, res, m, fit, light) -> bool:
         """Whether a tile's own fit (``fit``, its residual ``res``, laid by match ``m``) broke
         under a sand marker: its noise above ``SAND_BROKEN_FIT`` times the table's (``light``,
         :class:`~.desert_fit.TableLight` or None) and the sand network reading a marker on it
-        (``none`` below one half). False without the table's light. Raises nothing."""
+        (``none`` below one half: a marker more likely than not; the cell's sand reading is the
+        likeliest of the three, so with ``none`` at 0.45 the tile is read in the table's light
+        while its sand reads ``none``). False without the table's light. Raises nothing."""
         from . import desert_fit
         from . import desert_pieces as dp
 
