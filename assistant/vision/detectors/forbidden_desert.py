@@ -274,8 +274,7 @@ class FDDetector:
         with a gain so low that its noise stays below ``BROKEN_FIT`` times the table's. So is
         a tile whose fit a sand marker broke (its noise above ``SAND_BROKEN_FIT`` times the
         table's, a marker more likely than not, :meth:`_under_sand`): its pawns are read from
-        what the table's light leaves, at the stricter leasts, its parts (and, in
-        ``blob_probs``, its blobs) from its own fit.
+        what the table's light leaves, at the stricter leasts, its parts from its own fit.
 
         When ``blob_probs`` (a dict) is given, it is filled with each cell's blob class
         probabilities, ``(r, c) -> (n, len(CLASSES)) float`` (:data:`~.desert_pieces.CLASSES`;
@@ -312,10 +311,10 @@ class FDDetector:
                 continue
             crops[key], found_of[key] = got.res.crop, got
             if blob_probs is not None:
-                # under sand, the own fit's blobs, as before that tile was read in the table's
-                # light: the marker's pieces that light leaves are no evidence of a misplaced piece
-                probs = got.own[1] if got.own is not None else got.probs
-                blob_probs[key] = np.asarray(probs, np.float64).reshape(-1, len(dp.CLASSES))
+                # under sand, the blobs the table's light leaves (the own fit's instead: on
+                # development set-up tables laid with a mistake, caught 39 -> 38 of 40, flags on
+                # cells read right unchanged)
+                blob_probs[key] = np.asarray(got.probs, np.float64).reshape(-1, len(dp.CLASSES))
             sand = self.blobs.sand(dp.sand_features(got.res, got.match.centre_mm))
             readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, **got.pawn_least(crowd))
             if got.own is not None:
