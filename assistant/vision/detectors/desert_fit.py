@@ -301,7 +301,8 @@ BROKEN_FIT = 5.0
 #: marker of 26-40 mm covers a quarter to a half of a 58-66 mm tile, which leaves a fit noise
 #: 2-5 times the table's and, at 4 noises, nothing on the tile counted as occluded, so a pawn
 #: standing on the marker left no blob (second renderer's development stills 5300-5329: 27 of
-#: the 33 pawns missed stood on a tile with sand, 22 of them in a fit 2-5 times the table's)
+#: the 33 pawns missed stood on a tile with sand; on 5300-5319, 13 of the 21 such misses in a
+#: fit 2-5 times the table's, 8 in one under 2 times)
 SAND_BROKEN_FIT = 2.0
 
 
