@@ -394,8 +394,8 @@ def cell_readings(found: list[Blob], probs: np.ndarray, model: PieceBlobs,
     for i, b in enumerate(found):
         best = int(np.argmax(probs[i]))
         p_pawn = probs[i, pawn_idx]
-        large = not pawn_least_mm2 or float(b.mask.sum()) / PPM ** 2 >= pawn_least_mm2
-        if best in pawn_idx and probs[i, best] >= pawn_least and large:
+        if best in pawn_idx and probs[i, best] >= pawn_least and (
+                not pawn_least_mm2 or float(b.mask.sum()) / PPM ** 2 >= pawn_least_mm2):
             colour = PAWN_COLOURS[pawn_idx.index(best)]
             colours.add(colour)
             sure = min(sure, float(probs[i, best]))

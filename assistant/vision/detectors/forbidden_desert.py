@@ -177,10 +177,15 @@ class Covering(NamedTuple):
     own : (list of Blob, (m, len(CLASSES)) float) or None
         When the blobs come from the tile read in the table's light because a sand marker
         broke its own fit by less than ``BROKEN_FIT`` (``SAND_BROKEN_FIT``,
-        :meth:`FDDetector._under_sand`), the own fit's blobs and probabilities: the parts are
+        :meth:`FDDetector._broken_fit_sand`), the own fit's blobs and probabilities: the parts are
         read from them, as before that light was tried (the pieces of a marker the table's light
         leaves read as parts about as often as the parts there are found), and a pawn from
         ``found`` only at ``LIT_PAWN_LEAST`` and ``LIT_PAWN_LEAST_MM2``. None otherwise.
+    sand : (3,) float or None
+        The sand network's probabilities (``SAND_CLASSES``) on ``res`` when
+        :meth:`FDDetector._broken_fit_sand` already asked it (a fit above ``SAND_BROKEN_FIT``
+        times the table's noise), so :meth:`FDDetector.read_pieces` does not ask again; None
+        otherwise.
     """
 
     found: list
@@ -188,6 +193,7 @@ class Covering(NamedTuple):
     res: object
     match: object
     own: tuple | None = None
+    sand: np.ndarray | None = None
 
     def pawn_least(self, crowd: bool = False) -> dict[str, float]:
         """What a blob needs to be read as a pawn, as keywords of
@@ -273,7 +279,7 @@ class FDDetector:
         noise (with the same check of what that leaves): a crowd of pawns can break a fit
         with a gain so low that its noise stays below ``BROKEN_FIT`` times the table's. So is
         a tile whose fit a sand marker broke (its noise above ``SAND_BROKEN_FIT`` times the
-        table's, a marker more likely than not, :meth:`_under_sand`): its pawns are read from
+        table's, a marker more likely than not, :meth:`_broken_fit_sand`): its pawns are read from
         what the table's light leaves, at the stricter leasts, its parts from its own fit.
 
         When ``blob_probs`` (a dict) is given, it is filled with each cell's blob class
@@ -315,7 +321,9 @@ class FDDetector:
                 # development set-up tables laid with a mistake, caught 39 -> 38 of 40, flags on
                 # cells read right unchanged)
                 blob_probs[key] = np.asarray(got.probs, np.float64).reshape(-1, len(dp.CLASSES))
-            sand = self.blobs.sand(dp.sand_features(got.res, got.match.centre_mm))
+            sand = got.sand
+            if sand is None:
+                sand = self.blobs.sand(dp.sand_features(got.res, got.match.centre_mm))
             readings = dp.cell_readings(got.found, got.probs, self.blobs, sand, **got.pawn_least(crowd))
             if got.own is not None:
                 readings["parts"] = dp.cell_readings(*got.own, self.blobs)["parts"]
@@ -520,7 +528,7 @@ class FDDetector:
         """What lies on each cell of ``scores``: yields ``(key, Reading)`` for a cell that holds
         nothing (no picture fits, or read as the storm or unknown: the face reading's
         confidence), else ``(key, Covering)`` (see :meth:`read_pieces`; the cells in ``relit``,
-        and those whose fit broke under a sand marker, :meth:`_under_sand`, read in the table's
+        and those whose fit broke under a sand marker, :meth:`_broken_fit_sand`, read in the table's
         light)."""
         from . import desert_fit
         from . import desert_pieces as dp
@@ -542,7 +550,8 @@ class FDDetector:
             light = lights.get(key)
             lit = desert_fit.in_table_light(fit, light, key in relit)
             # a fit that broke under a sand marker less than BROKEN_FIT shows
-            sand = lit is fit and self._under_sand(res, m, fit, light)
+            sand_probs = self._broken_fit_sand(res, m, fit, light) if lit is fit else None
+            sand = sand_probs is not None and float(sand_probs[0]) < 0.5
             lit = desert_fit.in_table_light(fit, light, True) if sand else lit
             got = None
             if lit is not fit:
@@ -552,21 +561,22 @@ class FDDetector:
                 got = got if dp.unexplained_share(*got) <= dp.LIT_UNEXPLAINED else None
             own = self._blobs(res, foot, height, m) if got is None or sand else None   # only when used
             found, probs = got if got is not None else own
-            yield key, Covering(found, probs, res, m, own if sand and got is not None else None)
+            yield key, Covering(found, probs, res, m, own if sand and got is not None else None, sand_probs)
 
-    def _under_sand(self, res, m, fit, light) -> bool:
-        """Whether a tile's own fit (``fit``, its residual ``res``, laid by match ``m``) broke
-        under a sand marker: its noise above ``SAND_BROKEN_FIT`` times the table's (``light``,
-        :class:`~.desert_fit.TableLight` or None) and the sand network reading a marker on it
-        (``none`` below one half: a marker more likely than not; the cell's sand reading is the
-        likeliest of the three, so with ``none`` at 0.45 the tile is read in the table's light
-        while its sand reads ``none``). False without the table's light. Raises nothing."""
+    def _broken_fit_sand(self, res, m, fit, light) -> np.ndarray | None:
+        """The sand network's probabilities ``(3,) float`` (``SAND_CLASSES``) on a tile's own
+        fit (``fit``, its residual ``res``, laid by match ``m``) whose noise exceeds
+        ``SAND_BROKEN_FIT`` times the table's (``light``, :class:`~.desert_fit.TableLight` or
+        None); None for a fit within it or without the table's light. The fit broke under a
+        sand marker when ``none`` is below one half there (a marker more likely than not; the
+        cell's sand reading is the likeliest of the three, so with ``none`` at 0.45 the tile is
+        read in the table's light while its sand reads ``none``). Raises nothing."""
         from . import desert_fit
         from . import desert_pieces as dp
 
         if light is None or fit.noise <= desert_fit.SAND_BROKEN_FIT * light.noise:
-            return False
-        return float(self.blobs.sand(dp.sand_features(res, m.centre_mm))[0]) < 0.5
+            return None
+        return self.blobs.sand(dp.sand_features(res, m.centre_mm))
 
     def _blobs(self, res, foot, height: float, m) -> tuple[list, np.ndarray]:
         """The blobs of a residual ``res`` (:class:`~.desert_fit.Residual`;
