@@ -28,6 +28,7 @@ import numpy as np
 
 from ..referee.session import Session, SessionError
 from ..tracking.base import Verdict
+from ..tracking.forbidden_desert import AWAITING_SLIDES
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from ..vision.sources import FrameSource
 from .camera import next_frame, panel_jpeg
@@ -236,6 +237,8 @@ class LiveTable:
         elif verdict.kind == "ask":
             s.notify("ask", verdict.message or "Please check these cells.", verdict.cells,
                      options=[[e.to_json() for e in option] for option in verdict.options])
+        elif verdict.kind == "nothing" and verdict.reason == AWAITING_SLIDES:
+            s.notify("info", verdict.message, verdict.cells)      # why a laid storm card is not in yet
         for line in verdict.corrections if verdict.kind != "commit" else ():
             s.notify("info", line, verdict.cells)
 

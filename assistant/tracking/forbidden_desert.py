@@ -33,6 +33,9 @@ CARD: Slot = ("card",)
 #: misread Sun Beats Down or Storm Picks Up)
 CARD_CONFIDENCE, CARD_MARGIN = 0.95, 3.0
 CARD_CELL = ("card",)
+#: ``Verdict.reason`` of a "nothing" verdict while a storm card the camera could not name surely
+#: waits for its slides to tell which it is (:meth:`ForbiddenDesertTracker.explain`)
+AWAITING_SLIDES = "awaiting_slides"
 #: actions that show on the table (the others: water, peeks, reductions come from the tablet)
 VISIBLE_ACTIONS = ("move", "remove_sand", "excavate", "pick_up_part", "navigate", "end_turn")
 VISIBLE_CARDS = ("dune_blaster", "jet_pack")
@@ -239,7 +242,8 @@ def table_matches(model: ForbiddenDesertTable, state: State, observed: Observati
     return all(want.get(s) == r.label for s, r in observed.items() if r.sure)
 
 
-__all__ = ["ForbiddenDesertTable", "ForbiddenDesertTracker", "corrections", "table_matches", "cell_name", "sand_level", "CARD", "CARD_CELL"]
+__all__ = ["ForbiddenDesertTable", "ForbiddenDesertTracker", "corrections", "table_matches", "cell_name", "sand_level", "CARD", "CARD_CELL",
+           "AWAITING_SLIDES"]
 
 
 class ForbiddenDesertTracker(Tracker):
@@ -267,33 +271,48 @@ class ForbiddenDesertTracker(Tracker):
         self.storm_start: State | None = None
 
     def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
-        """As :meth:`Tracker.explain`, plus storm cards and the corrections that follow them."""
+        """As :meth:`Tracker.explain`, plus storm cards and the corrections that follow them.
+
+        A storm card the camera cannot name surely is told by the slides that follow
+        (:meth:`_choose_card`): an unsure reading between winds (``wind_n_2`` or ``wind_n_1``),
+        and, in the storm (or once the turn's actions are spent), a change of the card place
+        the camera reads as no new card but not surely (a lamp's glare can wash the place to the
+        mat's white), leave the engine's state as it is and wait for the slides, saying so (a
+        ``nothing`` verdict: no question while the slides can still decide). A question comes
+        when they cannot: a reading that may be a card that moves no tile (Sun Beats Down,
+        Storm Picks Up), a second card laid before the first one's slides, slides that fit no
+        card or several."""
         changed = set(changed)
         card = observed.get(CARD)
         shown = self.model.expected(self.state)[CARD]
         if self._pending_for is not self.state:
             self.pending_cards = []              # the state moved on (an answer on the tablet)
         waiting = bool(self.pending_cards) and CARD_CELL not in changed
-        if card is not None and card.label not in ("none", shown) and card.label in STORM_CARDS and not waiting:
-            if card.confidence < CARD_CONFIDENCE or card.margin < CARD_MARGIN:
+        new = card is not None and card.label not in ("none", shown) and card.label in STORM_CARDS
+        sure = new and card.confidence >= CARD_CONFIDENCE and card.margin >= CARD_MARGIN
+        if self.pending_cards and not waiting and not (sure and card.label in self.pending_cards):
+            # a card laid before the slides of the one the camera could not name (the same
+            # card read surely at last is that card)
+            return self._which_card([CARD_CELL])
+        if new and not waiting:
+            if not sure:
                 # unsure: the cards it may be; the slides that follow decide between winds
                 # (_choose_card), the players otherwise (nothing on the table can contradict a
                 # misread sun or meter card)
-                self.pending_cards = [c for c in dict.fromkeys((card.label, *card.alternatives))
-                                      if c in STORM_CARDS and c != shown]
-                self._pending_for = self.state
-                names = " or ".join(c.replace("_", " ") for c in self.pending_cards)
-                return Verdict("ask", [], [CARD_CELL], f"Is the storm card {names}?",
-                               options=[[Event.make("storm", "storm_card", card=c)] for c in self.pending_cards])
+                return self._await_slides([c for c in dict.fromkeys((card.label, *card.alternatives))
+                                           if c in STORM_CARDS and c != shown])
             self.pending_cards = []
             return self._storm_card(card.label, observed)
+        if (card is not None and CARD_CELL in changed and not new and card.confidence < CARD_CONFIDENCE
+                and (self.state.phase == "storm" or self.state.actions_left == 0)):
+            # the card place changed where a card is due, and the camera cannot say which
+            return self._await_slides([c for c in STORM_CARDS if self._after_card(c) is not None],
+                                      unread=True)
         if waiting:
             chosen = self._choose_card(observed)
             if chosen is not None:
                 return chosen
-            names = " or ".join(c.replace("_", " ") for c in self.pending_cards)
-            return Verdict("ask", [], sorted(changed, key=str), f"Is the storm card {names}?",
-                           options=[[Event.make("storm", "storm_card", card=c)] for c in self.pending_cards])
+            return self._which_card(sorted(changed, key=str))
         if self.awaiting is not None:
             fixes = corrections(self.model, self.awaiting, self.state, observed, self.storm_start or self.awaiting)
             if not fixes:
@@ -321,16 +340,25 @@ class ForbiddenDesertTracker(Tracker):
                 verdict = replace(verdict, message=f"{verdict.message} If a {names} was played, enter it on the tablet.")
         if verdict.kind in ("ask", "illegal") and self.state.phase == "storm" and shown in STORM_CARDS:
             # in the storm only storm cards change the table: a second card with the face of the
-            # one showing covers it without a visible change of the card place. When the change
-            # is exactly what that card does (the tiles slid and the sand laid as it says), it
-            # was drawn; otherwise ask (never claim an illegal move, never commit it unseen)
-            # (pawns ride their tiles and are not judged on cells whose tile changed)
-            again = self.game.apply(self.state, Event.make("storm", "storm_card", card=shown))
-            fixed = {s: r for s, r in observed.items() if s[0] != "pawns"}
-            if again and fixed and all(r.sure for r in fixed.values()) and table_matches(self.model, again, fixed):
-                want, had = self.model.expected(again), self.model.expected(self.state)
-                if any(want.get(s) != had.get(s) for s in fixed):
-                    return self._storm_card(shown, observed)
+            # one showing covers it without a visible change of the card place, and a card the
+            # camera cannot read (a lamp's glare on the place) leaves none. When the change is
+            # exactly what one card does (the tiles slid and the sand laid as it says: the one
+            # showing when the place reads it surely, else any the deck allows; the one showing
+            # among several when the place was not seen to change), it was drawn; otherwise ask
+            # (never claim an illegal move, never commit it unseen) (pawns ride their tiles and
+            # are not judged on cells whose tile changed)
+            cards = [shown] if card is not None and card.sure else [c for c in STORM_CARDS
+                                                                      if self._after_card(c) is not None]
+            consistent, confirmed = self._cards_fitting(cards, observed)
+            if shown in confirmed and confirmed == consistent and CARD_CELL not in changed:
+                # cards the table cannot tell apart (winds blocked at the edge), and the place
+                # looks as it did: most likely the same face
+                consistent = confirmed = [shown]
+            if len(consistent) == 1 and confirmed == consistent:
+                return self._storm_card(confirmed[0], observed)
+            if confirmed:
+                self.pending_cards, self._pending_for = consistent, self.state
+                return self._which_card(sorted(changed, key=str))
             return Verdict("ask", [], sorted(changed, key=str),
                            f"Was another {shown.replace('_', ' ')} card drawn?",
                            options=[[Event.make("storm", "storm_card", card=shown)]])
@@ -387,29 +415,84 @@ class ForbiddenDesertTracker(Tracker):
 
     def _choose_card(self, observed: Observation) -> Verdict | None:
         """The pending card the table now shows carried out: the one among
-        :attr:`pending_cards` whose slides and sand the sure readings match, when exactly one
-        does and it changes the table (a wind: ``wind_s_2`` and ``wind_s_3`` move different
-        tiles); None otherwise (the players are still sliding, or are asked)."""
-        fixed = {s: r for s, r in observed.items() if s[0] != "pawns" and s != CARD}
-        if not fixed or not all(r.sure for r in fixed.values()):
-            return None
-        before = self.model.expected(self.state)
-        fits = []
-        for card in self.pending_cards:
-            state = self.state
-            for ev in ([Event.make(state.active, "end_turn")] if state.phase == "actions" else []) + [
-                    Event.make("storm", "storm_card", card=card)]:
-                state = self.game.apply(state, ev)
-                if not state:
-                    break
-            if state and table_matches(self.model, state, fixed):
-                want = self.model.expected(state)
-                if any(want.get(s) != before.get(s) for s in fixed):
-                    fits.append(card)
-        if len(fits) != 1:
+        :attr:`pending_cards` that no sure reading contradicts, when exactly one is left and
+        its slides and sand are read surely (a wind: ``wind_s_2`` and ``wind_s_3`` move
+        different tiles; :meth:`_cards_fitting`); None otherwise (the players are still
+        sliding, a reading that would tell is unsure, or they are asked)."""
+        consistent, confirmed = self._cards_fitting(self.pending_cards, observed)
+        if len(consistent) != 1 or confirmed != consistent:
             return None
         self.pending_cards = []
-        return self._storm_card(fits[0], observed)
+        return self._storm_card(confirmed[0], observed)
+
+    def _cards_fitting(self, cards: Iterable[str], observed: Observation) -> tuple[list[str], list[str]]:
+        """Which storm cards of ``cards``, drawn now, the table may show, judged on the sure
+        readings of ``observed`` but the pawns' and the card place's: ``(consistent,
+        confirmed)``, the cards no sure reading contradicts, and of those the ones whose every
+        changed slot (a slid tile, a sand marker laid) is read surely, so that the table shows
+        them carried out (a card that changes no slot is never confirmed). An unsure reading
+        neither counts for a card nor against it: one card is told only when it is the one
+        card left consistent and it is confirmed (:meth:`_choose_card`)."""
+        sure = {s: r for s, r in observed.items() if s[0] != "pawns" and s != CARD and r.sure}
+        before = self.model.expected(self.state)
+        consistent, confirmed = [], []
+        for card in cards:
+            state = self._after_card(card)
+            if state is None:
+                continue
+            want = self.model.expected(state)
+            if any(want.get(s) != r.label for s, r in sure.items()):
+                continue
+            consistent.append(card)
+            moved = [s for s in want if s[0] != "pawns" and s != CARD and want[s] != before.get(s)]
+            if moved and all(s in sure for s in moved):
+                confirmed.append(card)
+        return consistent, confirmed
+
+    def _after_card(self, card: str) -> State | None:
+        """The engine's state after storm card ``card`` were drawn now (after the ``end_turn`` it
+        implies in the actions phase); None when the rules refuse it (not in the deck's pool,
+        the game over)."""
+        state = self.state
+        for ev in ([Event.make(state.active, "end_turn")] if state.phase == "actions" else []) + [
+                Event.make("storm", "storm_card", card=card)]:
+            state = self.game.apply(state, ev)
+            if not state:
+                return None
+        return state
+
+    def _moves_tiles(self, card: str) -> bool:
+        """Whether storm card ``card``, drawn now, changes a slot the camera reads (a wind that
+        slides a tile or lays sand; not Sun Beats Down or Storm Picks Up): only such a card can
+        be told by the table."""
+        after = self._after_card(card)
+        if after is None:
+            return False
+        want, had = self.model.expected(after), self.model.expected(self.state)
+        return any(want[s] != had.get(s) for s in want if s != CARD)
+
+    def _await_slides(self, cards: list[str], unread: bool = False) -> Verdict:
+        """Hold ``cards`` (the storm cards the card place may show) as :attr:`pending_cards`
+        until the slides tell them apart (:meth:`_choose_card`): a ``nothing`` verdict saying so
+        when every one of them moves a tile, else the players' question (a reading that may be
+        a card that moves no tile would leave the slides nothing to show). ``unread``: the camera
+        read no card there at all (every card the deck allows is pending): it waits all the same,
+        since it has nothing better to ask than "which card?", and the question comes with the
+        next change if the slides do not tell (:meth:`explain`)."""
+        self.pending_cards, self._pending_for = list(cards), self.state
+        if cards and (unread or all(self._moves_tiles(c) for c in cards)):
+            what = ("I cannot read the storm card" if unread
+                    else "The storm card is " + " or ".join(c.replace("_", " ") for c in cards))
+            return Verdict("nothing", [], [CARD_CELL], f"{what}: the slides will tell which.", reason=AWAITING_SLIDES)
+        return self._which_card([CARD_CELL])
+
+    def _which_card(self, cells: list) -> Verdict:
+        """The players' question among :attr:`pending_cards` (every storm card the deck allows
+        when the camera read none: "which storm card was drawn?")."""
+        cards = self.pending_cards
+        names = " or ".join(c.replace("_", " ") for c in cards)
+        text = f"Is the storm card {names}?" if len(cards) <= 3 else "Which storm card was drawn?"
+        return Verdict("ask", [], cells, text, options=[[Event.make("storm", "storm_card", card=c)] for c in cards])
 
     def _pawn_walked(self, observed: Observation, changed: set) -> bool:
         """Whether, in the actions phase (in the storm no pawn walks), a sure pawn reading on a

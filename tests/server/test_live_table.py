@@ -83,6 +83,30 @@ def test_tablet_events_reach_the_tracker_and_undo_rebuilds_it(tmp_path):
     assert len(built) == 2 and built[-1] is s.state and live.seen == 0 and live.loop.tracker.log == []
 
 
+def test_a_storm_card_waiting_for_its_slides_is_told_to_the_table(tmp_path):
+    """A storm card the camera could not name waits for its slides without a question: the
+    session hears why nothing was committed, as information, and its state is untouched."""
+    import random
+    from types import SimpleNamespace
+
+    from assistant.games.forbidden_desert.simulate import random_setup
+    from assistant.tracking.base import Verdict
+    from assistant.tracking.forbidden_desert import AWAITING_SLIDES, CARD_CELL, ForbiddenDesertTracker
+
+    desert = get_game("forbidden-desert")
+    s = Session.start("forbidden-desert", random_setup(random.Random(2), n_players=2), None, tmp_path / "fd.jsonl")
+    (tmp_path / "frames").mkdir()
+    cv2.imwrite(str(tmp_path / "frames" / "0.png"), np.zeros((8, 8, 3), np.uint8))
+    live = LiveTable(s, FolderSource(tmp_path / "frames"),
+                     lambda state: SimpleNamespace(tracker=ForbiddenDesertTracker(desert, state)))
+    before = s.state
+    text = "I cannot read the storm card: the slides will tell which."
+    live.deliver(Verdict("nothing", [], [CARD_CELL], text, reason=AWAITING_SLIDES))
+    live.deliver(Verdict("nothing", [], [(1, 1)], "The table is as it was."))
+    notices = [n for n in s.snapshot("referee")["notices"] if n["kind"] == "info"]
+    assert [n["message"] for n in notices] == [text] and s.state is before and not s.applied
+
+
 def test_looking_again_at_a_cell_commits_what_the_gate_never_saw(tmp_path):
     """The table already shows a move the camera missed (it happened before the camera was on):
     the referee asks it to look again at that cell, and the move is found and committed."""

@@ -12,7 +12,7 @@ from assistant.games.base import Event
 from assistant.games.forbidden_desert import legal
 from assistant.games.forbidden_desert.components import ALL_CELLS
 from assistant.tracking.base import Reading, diff_cells
-from assistant.tracking.forbidden_desert import CARD_CELL, ForbiddenDesertTable, ForbiddenDesertTracker
+from assistant.tracking.forbidden_desert import AWAITING_SLIDES, CARD_CELL, ForbiddenDesertTable, ForbiddenDesertTracker
 
 GAME = get_game("forbidden-desert")
 MODEL = ForbiddenDesertTable()
@@ -133,17 +133,19 @@ def test_a_wind_carried_out_wrongly_is_caught():
 
 
 def test_an_unsure_wind_card_is_chosen_by_the_slides_that_follow():
-    """The card place reads wind n 2 or wind n 1, not surely: nothing is committed, the players
-    are asked, and when the table then shows the slides of one of them (one tile or two slid
-    into the storm), that one is committed, with nothing left to correct."""
+    """The card place reads wind n 2 or wind n 1, not surely: nothing is committed and nobody
+    is asked (the slides can still tell), and when the table then shows the slides of one of
+    them (one tile or two slid into the storm), that one is committed, with nothing left to
+    correct."""
     s0 = start()
     truth = play(s0, Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_1"))
     tracker = ForbiddenDesertTracker(GAME, s0)
     observed = table(s0)
     observed[("card",)] = Reading("wind_n_2", 0.7, 1.0, ("wind_n_1",))
-    asked = tracker.explain(observed, [CARD_CELL])
-    assert asked.kind == "ask" and tracker.state is s0 and tracker.wants_whole_table
-    assert [o[0]["card"] for o in asked.options] == ["wind_n_2", "wind_n_1"]
+    waiting = tracker.explain(observed, [CARD_CELL])
+    assert waiting.kind == "nothing" and tracker.state is s0 and tracker.wants_whole_table
+    assert waiting.message == "The storm card is wind n 2 or wind n 1: the slides will tell which."
+    assert tracker.pending_cards == ["wind_n_2", "wind_n_1"]
     slid = table(truth)
     slid[("card",)] = Reading("wind_n_2", 0.7, 1.0, ("wind_n_1",))
     verdict = tracker.explain(slid, [(2, 2), (3, 2)])
@@ -160,6 +162,91 @@ def test_an_unsure_card_the_table_cannot_tell_stays_a_question():
     observed[("card",)] = Reading("sun_beats_down", 0.8, 1.0, ("storm_picks_up",))
     assert tracker.explain(observed, [CARD_CELL]).kind == "ask"
     assert tracker.explain(table(s0), [(2, 2)]).kind != "commit" and tracker.state is s0
+
+
+def in_the_storm():
+    """A tracker in the storm phase, one card drawn and two to come, and that state."""
+    s1 = play(start(), Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_1"))
+    assert s1.phase == "storm" and s1.to_draw == 2
+    return ForbiddenDesertTracker(GAME, s1), s1
+
+
+def test_a_storm_card_the_camera_cannot_read_is_told_by_its_slides():
+    """A lamp's glare washes the card place out: the camera sees it change but reads no card,
+    not surely. In the storm a card is due, so the tracker waits without a question, and the
+    slides that follow (one tile from the west) name the card; nothing is left to correct."""
+    tracker, s1 = in_the_storm()
+    waiting = tracker.explain({("card",): Reading("none", 0.6, 0.4, ("wind_w_2",))}, [CARD_CELL])
+    assert waiting.kind == "nothing" and tracker.state is s1 and tracker.wants_whole_table
+    assert waiting.message == "I cannot read the storm card: the slides will tell which."
+    assert waiting.reason == AWAITING_SLIDES
+    assert "sun_beats_down" in tracker.pending_cards and "wind_e_1" in tracker.pending_cards
+    s2 = play(s1, Event.make("storm", "storm_card", card="wind_e_1"))
+    slid = table(s2)
+    slid[("card",)] = Reading("none", 0.6, 0.4)
+    far = ("face", 0, 0)                    # a cell no wind touches read unsure: it tells nothing
+    slid[far] = Reading(slid[far].label, 0.5, 0.1, ("gear",))
+    verdict = tracker.explain(slid, [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(s2))
+                                     if c != CARD_CELL])
+    assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_e_1")]
+    assert summary(tracker.state) == summary(s2) and not verdict.corrections and not tracker.pending_cards
+
+
+def test_an_unsure_reading_of_the_cell_that_tells_two_winds_apart_decides_nothing():
+    """Wind n 1 or wind n 2, and the cell only wind n 2 would change is read unsure: the slides
+    read surely fit wind n 1, but wind n 2 is not ruled out, so nothing is committed."""
+    s0 = start()
+    truth = play(s0, Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_2"))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("wind_n_2", 0.7, 1.0, ("wind_n_1",))
+    assert tracker.explain(observed, [CARD_CELL]).kind == "nothing"
+    one = play(s0, Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_1"))
+    want, had = MODEL.expected(truth), MODEL.expected(one)
+    told = [s for s in want if s[0] != "pawns" and s != ("card",) and want[s] != had[s]]
+    assert told                                      # the slots only the second slide changes
+    slid = table(truth)
+    for slot in told:
+        slid[slot] = Reading(want[slot], 0.5, 0.1, (had[slot],))
+    verdict = tracker.explain(slid, [(2, 2), (3, 2), (4, 2)])
+    assert verdict.kind != "commit" and tracker.state is s0
+
+
+def test_a_second_unread_card_before_any_slide_is_asked_about():
+    """Two card-place changes the camera cannot read, and no slide between them: the first card
+    moved no tile (or its slides were missed), so the players are asked which card it was, among
+    every card the deck allows. When the second look reads a card surely, that card is the one
+    waited for and is committed."""
+    tracker, s1 = in_the_storm()
+    assert tracker.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL]).kind == "nothing"
+    asked = tracker.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL])
+    assert asked.kind == "ask" and asked.message == "Which storm card was drawn?" and tracker.state is s1
+    assert {o[0]["card"] for o in asked.options} == set(tracker.pending_cards)
+    assert {"sun_beats_down", "storm_picks_up", "wind_e_1"} <= set(tracker.pending_cards)
+    again, s1 = in_the_storm()
+    again.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL])
+    verdict = again.explain({("card",): Reading("wind_e_1")}, [CARD_CELL])      # read at last, surely
+    assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_e_1")]
+    assert not again.pending_cards
+
+
+def test_slides_with_no_card_change_seen_name_the_card_they_fit():
+    """The gate missed the card place (a wind card laid on a wind card looks much the same in a
+    dim room): the slides alone are seen. They fit exactly one card the deck allows, which is
+    committed; slides that fit none are asked about, never called illegal."""
+    tracker, s1 = in_the_storm()
+    s2 = play(s1, Event.make("storm", "storm_card", card="wind_e_1"))
+    observed, changed = look(s1, s2)
+    del observed[("card",)]
+    changed = [c for c in changed if c != CARD_CELL]
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_e_1")]
+    assert summary(tracker.state) == summary(s2)
+    other, _s1 = in_the_storm()
+    face = next(s for s in observed if s[0] == "face" and observed[s].label != "storm")
+    odd = dict(observed)
+    odd[face] = Reading("gear" if observed[face].label != "gear" else "well")
+    assert other.explain(odd, changed).kind == "ask" and other.state is _s1
 
 
 def test_an_illegal_move_is_named_with_its_reason():
@@ -454,5 +541,5 @@ def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed(
     observed = table(unsure.state)
     observed[("card",)] = Reading("wind_n_2", 0.6, 0.4, ("wind_n_3",))       # read unsure
     verdict = unsure.explain(observed, [CARD_CELL])
-    assert verdict.kind == "ask" and unsure.pending_cards and unsure.awaiting is None
+    assert verdict.kind == "nothing" and unsure.pending_cards and unsure.awaiting is None
     assert unsure.wants_whole_table and whole_table_prior(unsure) is None
