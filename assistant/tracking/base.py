@@ -166,6 +166,9 @@ class Verdict:
     message : str
         One sentence for the players.
     reason : str or None
+        An ``illegal`` verdict's rules code; on ``nothing``, why nothing was committed yet
+        when that is worth telling the table (a game's own constants, e.g. Forbidden Desert's
+        ``AWAITING_SLIDES``, Scout Pennant's ``PARTIAL_MOVE``); None otherwise.
     options : list of list of Event
         The explanations the players must choose between (``ask``).
     corrections : list of str

@@ -24,7 +24,7 @@ from ..games.base import Event
 from ..games.forbidden_desert import legal
 from ..games.forbidden_desert.components import ALL_CELLS, STORM_CARDS, face_of
 from ..games.forbidden_desert.state import State
-from .base import Cell, Explanation, Observation, Slot, TableModel, Tracker, Verdict
+from .base import Cell, Explanation, Observation, Reading, Slot, TableModel, Tracker, Verdict
 from .desert_cards import one_move_but_the_card, with_card_drawn
 from .desert_riders import COLOUR, rider_question, rider_variants, seen_for
 
@@ -280,8 +280,12 @@ class ForbiddenDesertTracker(Tracker):
         mat's white), leave the engine's state as it is and wait for the slides, saying so (a
         ``nothing`` verdict: no question while the slides can still decide). A question comes
         when they cannot: a reading that may be a card that moves no tile (Sun Beats Down,
-        Storm Picks Up), a second card laid before the first one's slides, slides that fit no
-        card or several."""
+        Storm Picks Up), a second card laid before the first one's slides (unless the wait was
+        among winds and the card place now reads one of them surely), slides that fit no card or
+        several. A card told by its slides keeps the table under watch (:meth:`_storm_card`).
+        Known risk: players who pause partway through a stronger wind (the first of wind n 2's
+        two slides) show the table wind n 1 leaves, and that card is committed; the next slide
+        is then asked about as a correction, never taken for another card."""
         changed = set(changed)
         card = observed.get(CARD)
         shown = self.model.expected(self.state)[CARD]
@@ -289,25 +293,29 @@ class ForbiddenDesertTracker(Tracker):
             self.pending_cards = []              # the state moved on (an answer on the tablet)
         waiting = bool(self.pending_cards) and CARD_CELL not in changed
         new = card is not None and card.label not in ("none", shown) and card.label in STORM_CARDS
-        sure = new and card.confidence >= CARD_CONFIDENCE and card.margin >= CARD_MARGIN
-        if self.pending_cards and not waiting and not (sure and card.label in self.pending_cards):
-            # a card laid before the slides of the one the camera could not name (the same
-            # card read surely at last is that card)
+        sure = new and self._card_sure(card)
+        if self.pending_cards and not waiting and not (
+                sure and card.label in self.pending_cards and all(self._moves_tiles(c) for c in self.pending_cards)):
+            # a card laid before the slides of the one the camera could not name (a wind among
+            # winds read surely at last is that card; where the wait held a card that moves no
+            # tile, the card read now may be the next one)
             return self._which_card([CARD_CELL])
-        if new and not waiting:
-            if not sure:
-                # unsure: the cards it may be; the slides that follow decide between winds
-                # (_choose_card), the players otherwise (nothing on the table can contradict a
-                # misread sun or meter card)
-                return self._await_slides([c for c in dict.fromkeys((card.label, *card.alternatives))
-                                           if c in STORM_CARDS and c != shown])
+        if new and not waiting and not sure and CARD_CELL in changed:
+            # unsure: the cards it may be; the slides that follow decide between winds
+            # (_choose_card), the players otherwise (nothing on the table can contradict a
+            # misread sun or meter card). (An unsure reading of a place the gate did not see
+            # change, as a whole-table read gives while a card told by its slides is watched,
+            # says nothing new.)
+            return self._await_slides([c for c in dict.fromkeys((card.label, *card.alternatives))
+                                       if c in STORM_CARDS and c != shown])
+        if new and not waiting and sure:
             self.pending_cards = []
             return self._storm_card(card.label, observed)
-        if (card is not None and CARD_CELL in changed and not new and card.confidence < CARD_CONFIDENCE
+        allowed = [c for c in STORM_CARDS if self._after_card(c) is not None]
+        if (card is not None and CARD_CELL in changed and not new and not self._card_sure(card) and allowed
                 and (self.state.phase == "storm" or self.state.actions_left == 0)):
             # the card place changed where a card is due, and the camera cannot say which
-            return self._await_slides([c for c in STORM_CARDS if self._after_card(c) is not None],
-                                      unread=True)
+            return self._await_slides(allowed, unread=True)
         if waiting:
             chosen = self._choose_card(observed)
             if chosen is not None:
@@ -347,15 +355,14 @@ class ForbiddenDesertTracker(Tracker):
             # among several when the place was not seen to change), it was drawn; otherwise ask
             # (never claim an illegal move, never commit it unseen) (pawns ride their tiles and
             # are not judged on cells whose tile changed)
-            cards = [shown] if card is not None and card.sure else [c for c in STORM_CARDS
-                                                                      if self._after_card(c) is not None]
+            cards = [shown] if card is not None and self._card_sure(card) else allowed
             consistent, confirmed = self._cards_fitting(cards, observed)
             if shown in confirmed and confirmed == consistent and CARD_CELL not in changed:
                 # cards the table cannot tell apart (winds blocked at the edge), and the place
                 # looks as it did: most likely the same face
                 consistent = confirmed = [shown]
             if len(consistent) == 1 and confirmed == consistent:
-                return self._storm_card(confirmed[0], observed)
+                return self._storm_card(confirmed[0], observed, by_slides=card is None or not self._card_sure(card))
             if confirmed:
                 self.pending_cards, self._pending_for = consistent, self.state
                 return self._which_card(sorted(changed, key=str))
@@ -423,7 +430,7 @@ class ForbiddenDesertTracker(Tracker):
         if len(consistent) != 1 or confirmed != consistent:
             return None
         self.pending_cards = []
-        return self._storm_card(confirmed[0], observed)
+        return self._storm_card(confirmed[0], observed, by_slides=True)
 
     def _cards_fitting(self, cards: Iterable[str], observed: Observation) -> tuple[list[str], list[str]]:
         """Which storm cards of ``cards``, drawn now, the table may show, judged on the sure
@@ -448,6 +455,12 @@ class ForbiddenDesertTracker(Tracker):
             if moved and all(s in sure for s in moved):
                 confirmed.append(card)
         return consistent, confirmed
+
+    @staticmethod
+    def _card_sure(card: Reading) -> bool:
+        """Whether a reading of the card place is sure enough to commit a storm card from
+        (``CARD_CONFIDENCE`` and ``CARD_MARGIN``)."""
+        return card.confidence >= CARD_CONFIDENCE and card.margin >= CARD_MARGIN
 
     def _after_card(self, card: str) -> State | None:
         """The engine's state after storm card ``card`` were drawn now (after the ``end_turn`` it
@@ -512,7 +525,12 @@ class ForbiddenDesertTracker(Tracker):
                 return True
         return False
 
-    def _storm_card(self, card: str, observed: Observation) -> Verdict:
+    def _storm_card(self, card: str, observed: Observation, by_slides: bool = False) -> Verdict:
+        """Commit storm card ``card`` (after the ``end_turn`` it implies) and list what the table
+        must still show (``awaiting``). A card told by its slides (``by_slides``) keeps
+        ``awaiting`` set even when the table already matches: players may pause partway through
+        a stronger wind of the same direction, and a further slide must then be a correction to
+        ask about, not a second card (a wrong commit would otherwise follow the first)."""
         state, events = self.state, []
         if self.awaiting is None:
             self.storm_start = state
@@ -532,6 +550,6 @@ class ForbiddenDesertTracker(Tracker):
         want, had = self.model.expected(state), self.model.expected(before)
         if all(want[s] == had.get(s) for s in want if s != CARD):
             self.awaiting = None                 # the card changes nothing on the table (sun, meter)
-        elif not fixes and {s for s in want if s[0] != "pawns"} <= set(observed):
+        elif not fixes and {s for s in want if s[0] != "pawns"} <= set(observed) and not by_slides:
             self.awaiting = None                 # the whole table was read and already matches
         return Verdict("commit", events, [CARD_CELL], f"Storm card {card.replace('_', ' ')}.", corrections=fixes)

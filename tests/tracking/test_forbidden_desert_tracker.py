@@ -150,7 +150,10 @@ def test_an_unsure_wind_card_is_chosen_by_the_slides_that_follow():
     slid[("card",)] = Reading("wind_n_2", 0.7, 1.0, ("wind_n_1",))
     verdict = tracker.explain(slid, [(2, 2), (3, 2)])
     assert verdict.kind == "commit" and verdict.events[-1]["card"] == "wind_n_1"
-    assert summary(tracker.state) == summary(truth) and tracker.awaiting is None and not verdict.corrections
+    assert summary(tracker.state) == summary(truth) and not verdict.corrections
+    # told by its slides, the table stays under watch until the next still moment matches
+    assert tracker.awaiting is not None
+    assert tracker.explain(slid, [(2, 2)]).kind == "nothing" and tracker.awaiting is None
 
 
 def test_an_unsure_card_the_table_cannot_tell_stays_a_question():
@@ -212,19 +215,54 @@ def test_an_unsure_reading_of_the_cell_that_tells_two_winds_apart_decides_nothin
     assert verdict.kind != "commit" and tracker.state is s0
 
 
+def test_a_pause_partway_through_a_wind_told_by_its_slides_is_never_a_second_card():
+    """The card place cannot be read and the players pause after the first of wind e 2's two
+    slides: the table shows what wind e 1 leaves, and that card is committed (a known risk of
+    telling cards by slides). The second slide then is a correction to ask about, never another
+    card drawn."""
+    glare = Reading("none", 0.6, 0.4)
+    tracker, s1 = in_the_storm()
+    tracker.explain({("card",): glare}, [CARD_CELL])
+    half = play(s1, Event.make("storm", "storm_card", card="wind_e_1"))
+    changed = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(half)) if c != CARD_CELL]
+    first = tracker.explain(table(half) | {("card",): glare}, changed)
+    assert first.kind == "commit" and tracker.awaiting is not None       # still watched
+    done = play(s1, Event.make("storm", "storm_card", card="wind_e_2"))
+    more = [c for c in diff_cells(MODEL, MODEL.expected(half), MODEL.expected(done)) if c != CARD_CELL]
+    assert more
+    second = tracker.explain(table(done) | {("card",): glare}, more)
+    assert second.kind == "ask" and second.corrections and len(tracker.log) == 1
+
+
+def test_no_storm_card_is_waited_for_when_the_deck_allows_none():
+    """A game the storm has already lost: a change of the card place the camera cannot read
+    waits for no card and asks no empty question."""
+    tracker, s1 = in_the_storm()
+    lost = GAME.apply(s1, Event.make("storm", "storm_card", card="storm_picks_up"))
+    tracker = ForbiddenDesertTracker(GAME, lost)
+    allowed = [c for c in ("wind_e_1", "sun_beats_down") if tracker._after_card(c) is not None]
+    verdict = tracker.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL])
+    assert not (verdict.kind == "ask" and not verdict.options)
+    if not allowed:
+        assert not tracker.pending_cards
+
+
 def test_a_second_unread_card_before_any_slide_is_asked_about():
     """Two card-place changes the camera cannot read, and no slide between them: the first card
     moved no tile (or its slides were missed), so the players are asked which card it was, among
-    every card the deck allows. When the second look reads a card surely, that card is the one
-    waited for and is committed."""
+    every card the deck allows, even when the second card is read surely (the first may have
+    been Sun Beats Down). Between winds alone, a card read surely at last is the one waited for."""
     tracker, s1 = in_the_storm()
     assert tracker.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL]).kind == "nothing"
     asked = tracker.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL])
     assert asked.kind == "ask" and asked.message == "Which storm card was drawn?" and tracker.state is s1
     assert {o[0]["card"] for o in asked.options} == set(tracker.pending_cards)
     assert {"sun_beats_down", "storm_picks_up", "wind_e_1"} <= set(tracker.pending_cards)
+    unread, s1 = in_the_storm()
+    unread.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL])
+    assert unread.explain({("card",): Reading("wind_e_1")}, [CARD_CELL]).kind == "ask" and unread.state is s1
     again, s1 = in_the_storm()
-    again.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL])
+    again.explain({("card",): Reading("wind_e_1", 0.7, 1.0, ("wind_e_2",))}, [CARD_CELL])
     verdict = again.explain({("card",): Reading("wind_e_1")}, [CARD_CELL])      # read at last, surely
     assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_e_1")]
     assert not again.pending_cards
