@@ -362,7 +362,7 @@ class ForbiddenDesertTracker(Tracker):
                 # looks as it did: most likely the same face
                 consistent = confirmed = [shown]
             if len(consistent) == 1 and confirmed == consistent:
-                return self._storm_card(confirmed[0], observed, by_slides=card is None or not self._card_sure(card))
+                return self._storm_card(confirmed[0], observed, by_slides=True)
             if confirmed:
                 self.pending_cards, self._pending_for = consistent, self.state
                 return self._which_card(sorted(changed, key=str))
