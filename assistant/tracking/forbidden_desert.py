@@ -311,11 +311,10 @@ class ForbiddenDesertTracker(Tracker):
         if new and not waiting and sure:
             self.pending_cards = []
             return self._storm_card(card.label, observed)
-        allowed = [c for c in STORM_CARDS if self._after_card(c) is not None]
-        if (card is not None and CARD_CELL in changed and not new and not self._card_sure(card) and allowed
-                and (self.state.phase == "storm" or self.state.actions_left == 0)):
+        if (card is not None and CARD_CELL in changed and not new and not self._card_sure(card)
+                and (self.state.phase == "storm" or self.state.actions_left == 0) and self._allowed_cards()):
             # the card place changed where a card is due, and the camera cannot say which
-            return self._await_slides(allowed, unread=True)
+            return self._await_slides(self._allowed_cards(), unread=True)
         if waiting:
             chosen = self._choose_card(observed)
             if chosen is not None:
@@ -355,7 +354,7 @@ class ForbiddenDesertTracker(Tracker):
             # among several when the place was not seen to change), it was drawn; otherwise ask
             # (never claim an illegal move, never commit it unseen) (pawns ride their tiles and
             # are not judged on cells whose tile changed)
-            cards = [shown] if card is not None and self._card_sure(card) else allowed
+            cards = [shown] if card is not None and self._card_sure(card) else self._allowed_cards()
             consistent, confirmed = self._cards_fitting(cards, observed)
             if shown in confirmed and confirmed == consistent and CARD_CELL not in changed:
                 # cards the table cannot tell apart (winds blocked at the edge), and the place
@@ -461,6 +460,12 @@ class ForbiddenDesertTracker(Tracker):
         """Whether a reading of the card place is sure enough to commit a storm card from
         (``CARD_CONFIDENCE`` and ``CARD_MARGIN``)."""
         return card.confidence >= CARD_CONFIDENCE and card.margin >= CARD_MARGIN
+
+    def _allowed_cards(self) -> list[str]:
+        """The storm cards the rules accept drawn now (:meth:`_after_card`), in ``STORM_CARDS``
+        order; asked only where a card is due and the camera cannot name it (a dozen rule
+        applications, not on every change)."""
+        return [c for c in STORM_CARDS if self._after_card(c) is not None]
 
     def _after_card(self, card: str) -> State | None:
         """The engine's state after storm card ``card`` were drawn now (after the ``end_turn`` it
