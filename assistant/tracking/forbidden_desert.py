@@ -18,7 +18,7 @@ column 0) to ``E5``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from ..games.base import Event
 from ..games.forbidden_desert import legal
@@ -33,6 +33,11 @@ CARD: Slot = ("card",)
 #: misread Sun Beats Down or Storm Picks Up)
 CARD_CONFIDENCE, CARD_MARGIN = 0.95, 3.0
 CARD_CELL = ("card",)
+#: a tile's face is committed as revealed (an ``excavate``'s ``reveals``) only from a reading
+#: this confident: the rules never take a reveal back, and a pawn standing on the tile can make
+#: its art look like another face (on the development stress games every right reveal read
+#: >= 0.95, the one wrong one 0.76)
+REVEAL_CONFIDENCE = 0.9
 #: ``Verdict.reason`` of a "nothing" verdict while a storm card the camera could not name surely
 #: waits for its slides to tell which it is (:meth:`ForbiddenDesertTracker.explain`)
 AWAITING_SLIDES = "awaiting_slides"
@@ -389,7 +394,8 @@ class ForbiddenDesertTracker(Tracker):
                        options=options)
 
     def settle(self, best: Explanation, observed: Observation, changed: set) -> Explanation | Verdict:
-        """Commit a move that may have taken a rider along only when the readings saw which pawn
+        """Commit an excavation only on a face read surely (:meth:`_unsure_reveal`), and a move
+        that may have taken a rider along only when the readings saw which pawn
         went (:mod:`.desert_riders`): against every variant of ``best`` with another rider (or
         none), a sure reading must show a pawn arriving or leaving that ``best`` expects and
         none that only the variant expects; otherwise the players are asked (a variant that fit
@@ -402,6 +408,9 @@ class ForbiddenDesertTracker(Tracker):
             ``best``, or an ``ask`` verdict whose options are ``best`` first and the variants
             still in question (nothing committed).
         """
+        unsure_reveal = self._unsure_reveal(best.events, observed, changed)
+        if unsure_reveal is not None:
+            return unsure_reveal
         before = self.model.expected(self.state)
         want = self.model.expected(best.state)
         open_ = [events for events, state in rider_variants(self.game, self.state, best.events)
@@ -411,6 +420,48 @@ class ForbiddenDesertTracker(Tracker):
         options = [best.events] + open_
         return Verdict("ask", [], sorted(changed, key=str), rider_question(self.model, self.game, self.state, options),
                        options=[list(o) for o in options])
+
+    def _unsure_reveal(self, events: Sequence[Event], observed: Observation, changed: set) -> Verdict | None:
+        """A question when ``events`` turn a tile face up whose face the camera did not read at
+        ``REVEAL_CONFIDENCE`` or above (a reveal is for good, rules §3.7; a pawn standing on the
+        tile, glare or a shadow can make its art look like another face).
+
+        Parameters
+        ----------
+        events : sequence of Event
+            An explanation, legal in turn from the committed state.
+        observed : dict slot -> Reading
+            The readings it explains.
+        changed : set of cells
+            The cells of the change (for highlighting).
+
+        Returns
+        -------
+        Verdict or None
+            ``ask`` naming the cell and the faces its reading leaves open, with ``events`` and
+            the same events revealing each other face the reading allows as options (nothing
+            committed); None when every face ``events`` reveal is read surely, or they reveal
+            none (a tile whose face is known, such as the crash site, names no ``reveals``).
+        """
+        state = self.state
+        for i, ev in enumerate(events):
+            if ev.type == "excavate" and ev.get("reveals") is not None:
+                cell = state.cell_of_seat(ev.actor)
+                reading = observed.get(("face", *cell))
+                if reading is None or reading.confidence < REVEAL_CONFIDENCE:
+                    faces = [ev["reveals"]] + [f for f in ((reading.label,) + reading.alternatives if reading else ())
+                                               if f != ev["reveals"]]
+                    options = [list(events)]
+                    for face in faces[1:]:
+                        other = list(events[:i]) + [Event.make(ev.actor, "excavate", reveals=face, draws=ev.get("draws"))] + list(events[i + 1:])
+                        if self.tables_after([other]) is not None:
+                            options.append(other)
+                    names = " or ".join(f.replace("_", " ") for f in faces[:len(options)] if f)
+                    return Verdict("ask", [], sorted(changed | {cell}, key=str),
+                                   f"Was {cell_name(cell)} excavated, and does it show {names}? "
+                                   "I cannot read its face surely.", options=options)
+            state = self.game.apply(state, ev)
+        return None
 
     @property
     def wants_whole_table(self) -> bool:

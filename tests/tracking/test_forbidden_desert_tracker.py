@@ -12,7 +12,8 @@ from assistant.games.base import Event
 from assistant.games.forbidden_desert import legal
 from assistant.games.forbidden_desert.components import ALL_CELLS
 from assistant.tracking.base import Reading, diff_cells
-from assistant.tracking.forbidden_desert import AWAITING_SLIDES, CARD_CELL, ForbiddenDesertTable, ForbiddenDesertTracker
+from assistant.tracking.forbidden_desert import (AWAITING_SLIDES, CARD_CELL, REVEAL_CONFIDENCE, ForbiddenDesertTable,
+                                                 ForbiddenDesertTracker)
 
 GAME = get_game("forbidden-desert")
 MODEL = ForbiddenDesertTable()
@@ -83,6 +84,25 @@ def test_a_whole_turn_between_two_still_moments():
     assert verdict.kind == "commit", verdict.message
     assert summary(tracker.state) == summary(s1)
     assert len(verdict.events) == 4
+
+
+def test_a_face_read_unsurely_is_asked_about_not_revealed():
+    """A reveal is for good: a face read below REVEAL_CONFIDENCE (two pawns standing on the
+    tile made a dune back look like a launch pad in a stress-light game) is a question whose
+    options are the faces the reading leaves open; read surely, the same dig is committed."""
+    s0 = start({"sand": [[0, 1, 1]]})
+    s1 = play(s0, Event.make(0, "move", to=(0, 1)))
+    s2 = play(s1, Event.make(0, "remove_sand", at=(0, 1)), Event.make(0, "excavate", reveals="launch_pad"))
+    observed, changed = look(s1, s2)
+    observed[("face", 0, 1)] = Reading("launch_pad", REVEAL_CONFIDENCE - 0.15, 2.0, ("gear",))
+    tracker = ForbiddenDesertTracker(GAME, s1)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "ask" and "B1" in verdict.message and "launch pad or gear" in verdict.message
+    assert [ev["reveals"] for events in verdict.options for ev in events if ev.type == "excavate"] == ["launch_pad", "gear"]
+    assert summary(tracker.state) == summary(s1)                  # nothing committed
+    observed[("face", 0, 1)] = Reading("launch_pad", REVEAL_CONFIDENCE, 2.0, ("gear",))
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "commit" and summary(tracker.state) == summary(s2)
 
 
 def test_a_time_throttle_turn_of_six_actions():
