@@ -449,14 +449,16 @@ class ForbiddenDesertTracker(Tracker):
                 cell = state.cell_of_seat(ev.actor)
                 reading = observed.get(("face", *cell))
                 if reading is None or reading.confidence < REVEAL_CONFIDENCE:
-                    faces = [ev["reveals"]] + [f for f in ((reading.label,) + reading.alternatives if reading else ())
-                                               if f != ev["reveals"]]
-                    options = [list(events)]
-                    for face in faces[1:]:
-                        other = list(events[:i]) + [Event.make(ev.actor, "excavate", reveals=face, draws=ev.get("draws"))] + list(events[i + 1:])
-                        if self.tables_after([other]) is not None:
-                            options.append(other)
-                    names = " or ".join(f.replace("_", " ") for f in faces[:len(options)] if f)
+                    allowed = legal.possible_faces(state, state.pawn[ev.actor])
+                    options, faces = [list(events)], [ev["reveals"]]
+                    for face in ((reading.label,) + reading.alternatives) if reading else ():
+                        if face in allowed and face not in faces:
+                            other = list(events[:i]) + [Event.make(ev.actor, "excavate", reveals=face,
+                                                                   draws=ev.get("draws"))] + list(events[i + 1:])
+                            if self.tables_after([other]) is not None:
+                                options.append(other)
+                                faces.append(face)
+                    names = " or ".join(f.replace("_", " ") for f in faces)
                     return Verdict("ask", [], sorted(changed | {cell}, key=str),
                                    f"Was {cell_name(cell)} excavated, and does it show {names}? "
                                    "I cannot read its face surely.", options=options)

@@ -89,12 +89,13 @@ def test_a_whole_turn_between_two_still_moments():
 def test_a_face_read_unsurely_is_asked_about_not_revealed():
     """A reveal is for good: a face read below REVEAL_CONFIDENCE (two pawns standing on the
     tile made a dune back look like a launch pad in a stress-light game) is a question whose
-    options are the faces the reading leaves open; read surely, the same dig is committed."""
+    options are the faces the reading leaves open that the tile's back allows (never the storm
+    or a back); read surely, the same dig is committed."""
     s0 = start({"sand": [[0, 1, 1]]})
     s1 = play(s0, Event.make(0, "move", to=(0, 1)))
     s2 = play(s1, Event.make(0, "remove_sand", at=(0, 1)), Event.make(0, "excavate", reveals="launch_pad"))
     observed, changed = look(s1, s2)
-    observed[("face", 0, 1)] = Reading("launch_pad", REVEAL_CONFIDENCE - 0.15, 2.0, ("gear",))
+    observed[("face", 0, 1)] = Reading("launch_pad", REVEAL_CONFIDENCE - 0.15, 2.0, ("storm", "gear", "water_back"))
     tracker = ForbiddenDesertTracker(GAME, s1)
     verdict = tracker.explain(observed, changed)
     assert verdict.kind == "ask" and "B1" in verdict.message and "launch pad or gear" in verdict.message

@@ -26,7 +26,7 @@ from .tiles import assistant_knowledge, unseen_pool
 OBSERVATION_CAP = 500
 
 
-def _possible_faces(state: State, slot: int) -> list[str]:
+def possible_faces(state: State, slot: int) -> list[str]:
     """What ``reveals``/``sees`` may name for ``slot``: its known id, or each face still possible."""
     if state.ident[slot] is not None:
         return [state.ident[slot]]
@@ -79,7 +79,7 @@ def action_candidates(state: State) -> Iterator[Event]:
         if adv == "archeologist":
             yield Event.make(a, "remove_sand", at=cell, count=1)
     if not state.excavated[here] and state.sand[here] == 0:
-        reveal_opts = [None] if state.ident[here] is not None else _possible_faces(state, here)
+        reveal_opts = [None] if state.ident[here] is not None else possible_faces(state, here)
         for face in reveal_opts:
             for draws in _draw_options(state, face or state.ident[here]):
                 yield Event.make(a, "excavate", reveals=face, draws=draws)
@@ -129,7 +129,7 @@ def _plays(state: State, seat: int, card: str) -> Iterator[Event]:
     elif card == "terrascope":
         for cell, slot in state.tile_cells():
             if not state.excavated[slot]:
-                for sees in [None, *_possible_faces(state, slot)]:
+                for sees in [None, *possible_faces(state, slot)]:
                     yield Event.make(seat, "play_equipment", card=card, at=cell, sees=sees)
     elif card == "storm_tracker":
         yield from _peeks(state, seat, "play_equipment", card=card)
