@@ -425,6 +425,15 @@ def blobs(mask: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, _OPEN).astype(bool)
 
 
+def largest_blob(mask: np.ndarray) -> int:
+    """The number of blocks in the largest 8-connected blob of ``mask`` ``(bh, bw) bool``
+    (0 when it is empty)."""
+    if not mask.any():
+        return 0
+    _count, _labels, stats, _centroids = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    return int(stats[1:, cv2.CC_STAT_AREA].max())
+
+
 def with_evidence(mask: np.ndarray, evidence: np.ndarray, min_blocks: int = 1) -> np.ndarray:
     """The blobs (8-connected) of ``mask`` that hold at least ``min_blocks`` blocks of
     ``evidence`` (both ``(bh, bw) bool``). A soft shadow darkens a blob of blocks but changes

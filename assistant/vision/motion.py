@@ -43,8 +43,8 @@ import cv2
 import numpy as np
 
 from .align import Aligner, Alignment, warp_back
-from .change import (BlockGrid, arm_blocks, View, arms, block_means, blobs, log_blocks, quick_change, residuals,
-                     structure, structure_change, visible_blocks, with_evidence)
+from .change import (BlockGrid, arm_blocks, View, arms, block_means, blobs, largest_blob, log_blocks, quick_change,
+                     residuals, structure, structure_change, visible_blocks, with_evidence)
 from .mats import MatLayout
 
 MIN_CHANGE_BLOCKS = 6      #: changed blocks (5 mm) that make a cell changed: 150 mm², a sand marker is 300
@@ -74,7 +74,7 @@ class GateParams:
         ... and for at least this long, from the first of them to the last (s, by the frames'
         time stamps): at 60 fps the window is 7 frames, not 3.
     motion_blocks : int
-        Changed blocks between consecutive frames that count as motion.
+        A blob (8-connected) of this many blocks changed between consecutive frames is motion.
     change_threshold : float
         Residual change of a colour channel (natural log of the ratio, after the local light
         is taken out) that makes a block changed; 0.2 is about a fifth brighter or darker.
@@ -365,26 +365,28 @@ class MotionGate:
 
     # -- motion ----------------------------------------------------------------------------------
     def _motion(self, cur: _Picture) -> tuple[float, bool]:
-        """Share of blocks that changed since the previous frame, and whether that is motion."""
+        """Share of blocks that changed since the previous frame, and whether that is motion:
+        one blob of at least :attr:`GateParams.motion_blocks` blocks (a hand, an arm, a piece
+        falling). Blobs of sensor noise, a few blocks each here and there across a dim picture,
+        add up to more than that without being anything that moves."""
         prev, p = self._prev, self.params
         if prev is None or prev.image.shape != cur.image.shape:
             return 1.0, True
         view = self._view(prev, cur)
-        count = int(np.count_nonzero(quick_change(prev.logs, cur.logs, view.visible,
-                                                  p.change_threshold, p.chroma_threshold)))
-        if count >= p.motion_blocks:
+        mask = quick_change(prev.logs, cur.logs, view.visible, p.change_threshold, p.chroma_threshold)
+        if largest_blob(mask) >= p.motion_blocks:
             # a local light (a shadow) and a shake can look like this: look closer
             diff = self._difference(prev, cur, aligned=False)
-            count = int(np.count_nonzero(with_evidence(diff["anything"], diff["evidence"])))
-        if count >= p.motion_blocks:
+            mask = with_evidence(diff["anything"], diff["evidence"])
+        if largest_blob(mask) >= p.motion_blocks:
             # a shake, a shadow's edge or an exposure step can look like this: align and look again
             aligned = self._aligned(prev, cur, None)
             if aligned is not None:
                 diff = self._difference(prev, aligned[0], aligned=True)
                 # anything that changed in a way light cannot (hue, detail, a big step) is motion
-                count = int(np.count_nonzero(with_evidence(diff["anything"], diff["evidence"])))
+                mask = with_evidence(diff["anything"], diff["evidence"])
         visible = max(1, int(np.count_nonzero(view.visible)))
-        return count / visible, count >= p.motion_blocks
+        return int(np.count_nonzero(mask)) / visible, largest_blob(mask) >= p.motion_blocks
 
     # -- comparison with the reference -----------------------------------------------------------
     def _judge(self, cur: _Picture) -> _Verdict:
