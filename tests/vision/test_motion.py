@@ -204,3 +204,35 @@ def test_clipping_is_counted_channel_by_channel():
     shares = block_means(img, (2, 2))[..., 3:]
     assert np.allclose(shares[0, :, 0], 1.0) and np.allclose(shares[1, :, 0], 0.0)
     assert np.allclose(shares[..., 1:], 0.0)
+
+
+def test_noise_specks_across_the_board_are_not_motion_one_blob_is():
+    """Motion is one blob of ``motion_blocks`` changed blocks between two frames. A dim webcam's
+    noise leaves specks of 2x2 blocks here and there, 12 blocks in all: the gate still settles
+    (a stress-light game never did after a move); a hand's edge of 3x2 blocks in one place is
+    motion."""
+    import numpy as np
+
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.motion import FAINT_CHANGE_BLOCKS, GateParams, MotionGate
+
+    layout = mat_layout("forbidden-desert")
+    region = (0.0, 0.0, *layout.size_mm)
+    gate = MotionGate(layout, 1.0, region, 30.0, params=GateParams(faint_blocks=FAINT_CHANGE_BLOCKS))
+    h, w = int(round(region[3])), int(round(region[2]))
+    board = np.clip(np.random.default_rng(0).normal(120.0, 2.0, (h, w, 3)), 0, 255).astype(np.uint8)
+
+    def brighter(spots, size):
+        img = board.copy()
+        for x, y in spots:                        # corners on the 5 mm blocks; redder (a hue light cannot give)
+            img[y:y + size[1], x:x + size[0], 2] = np.clip(board[y:y + size[1], x:x + size[0], 2] * 1.6, 0, 255)
+        return img
+
+    cells = [layout.cells[k].center_mm for k in (1, 9, 17)]
+    specks = brighter([(int(x) // 5 * 5, int(y) // 5 * 5) for x, y in cells], (10, 10))
+    blob = brighter([(int(x) // 5 * 5, int(y) // 5 * 5) for x, y in cells[:1]], (15, 10))
+    for i in range(10):
+        gate.update(board, i, i / 30.0)
+    assert not gate.update(specks, 10, 10 / 30.0).moved           # 3 specks of 4 blocks
+    assert not gate.update(board, 11, 11 / 30.0).moved
+    assert gate.update(blob, 12, 12 / 30.0).moved                 # one blob of 6 blocks
