@@ -114,7 +114,10 @@ class LiveDesert:
             slots += [("pawns", *key) for key, held in sorted(pawns.items()) if held and key not in cells]
         readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference, prior)
         if slots is not None:
-            readings = leaving_only(readings, pawns, cells)
+            # the detector reads whole cells: of a cell read only for its pawns, the face, sand and
+            # parts the gate saw no change in are left out (a misread there is no move)
+            asked = set(slots)
+            readings = leaving_only({s: r for s, r in readings.items() if s in asked}, pawns, cells)
         verdict = self.tracker.explain(readings, cells)
         if verdict.kind == "ask" and carry_only(verdict.options):
             verdict = self.look_for_riders(frame, out.track.homography, verdict, cells)

@@ -374,3 +374,46 @@ def test_a_climber_leaving_its_companions_behind_is_committed_when_the_still_sho
     assert [v.kind for v in verdicts] == ["commit"], [(v.kind, v.message) for v in verdicts]
     assert verdicts[0].events == [alone] and "standing" in verdicts[0].message
     assert game.summary(tracker.state) == game.summary(after) and tracker.state.cell_of_seat(1) == here
+
+
+def test_cells_read_only_for_their_pawns_tell_the_tracker_only_their_pawns(detector):
+    """Sand taken off a neighbour of the crash site: the pawns standing on the crash site are
+    read too (a pawn that left may have changed the gate's view of a neighbour), but the
+    face, sand and parts of that cell, which the gate saw no change in, are not passed to the
+    tracker: a misread there (a stress game's sand on C3) is not a move, and a refusal naming
+    it would block every later move (issue 15)."""
+    from assistant.games import get_game
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.render.desert_script import scene_of
+    from assistant.vision.render.renderer import CameraSettings, Renderer
+
+    game = get_game("forbidden-desert")
+    layout, cam, _cell = _cell_geometry()
+    played = random_game(3, n_players=3, max_events=1)
+    drawn = played.states[0]
+    _setup, start, _truth, _physical = table_game(played)
+    here = start.cell_of_seat(0)
+    dig = next(ev for ev in game.legal_events(start) if ev.type == "remove_sand" and ev["at"] != here)
+    renderer = Renderer(cam)
+    noisy = CameraSettings(noise_sigma=2.0, jpeg_quality=None)
+    frames = [renderer.render(scene_of(drawn, layout=layout), settings=noisy, seed=i + 1).image for i in range(14)]
+    hand = frames[-1].copy()
+    hand[100:440, 200:760] = (60, 90, 140)                        # an arm over the board
+    frames += [hand] * 3 + [renderer.render(scene_of(game.apply(drawn, dig), layout=layout), settings=noisy,
+                                            seed=50 + i).image for i in range(16)]
+    told = []
+
+    class Told(ForbiddenDesertTracker):
+        def explain(self, observed, changed):
+            told.append((dict(observed), set(changed)))
+            return super().explain(observed, changed)
+
+    live = LiveDesert(detector, Told(game, start), 30.0, cam.K)
+    for i, f in enumerate(frames):
+        live.process(f, i, i / 30.0)
+    assert told, "the change was not seen"
+    observed, changed = told[0]
+    assert here not in changed and ("pawns", *here) in observed
+    assert {s for s in observed if s[0] != "pawns" and tuple(s[1:]) not in changed} == set()
