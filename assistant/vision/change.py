@@ -41,6 +41,11 @@ RIM_MM = 10.0               #: the rim of the rectified board left out of every 
 #: (cell boxes), or ``ARM_MM2`` (:func:`arm_blocks`)
 ARM_CELLS = 2.5
 ARM_MM2 = 6000.0
+#: the inner part of the margin band (this share of its width, at least 4 mm) is not watched for
+#: arms: a tile pushed a little over the play area's edge after a slide, or a pawn on an edge
+#: cell leaning over it in a tilted view, lies there still and would hold the gate for good; an
+#: arm comes from outside the mat and crosses the outer part
+BAND_INNER_SHARE = 0.25
 
 
 class BlockGrid:
@@ -64,7 +69,8 @@ class BlockGrid:
     cells : list of (slice, slice)
         Each key's box of blocks.
     segments : list of (ys, xs)
-        The band around the play area cut into 16 angular segments (block indices).
+        The band around the play area (but its inner part, :data:`BAND_INNER_SHARE`) cut into
+        16 angular segments (block indices).
     light_k : int
         Light window in blocks (odd).
     cell_blocks : float
@@ -100,7 +106,8 @@ class BlockGrid:
 
         x0, y0, x1, y1 = layout.play_area_mm
         rect(x0 - margin_mm, y0 - margin_mm, x1 + margin_mm, y1 + margin_mm, 1)
-        rect(x0 - 4, y0 - 4, x1 + 4, y1 + 4, 0)
+        inner = max(4.0, BAND_INNER_SHARE * margin_mm)
+        rect(x0 - inner, y0 - inner, x1 + inner, y1 + inner, 0)
         for m in layout.markers:                       # markers are printed, not empty: leave them out
             (mx0, my0), _, (mx1, my1), _ = m.corners_mm
             rect(mx0 - 4, my0 - 4, mx1 + 4, my1 + 4, 0)

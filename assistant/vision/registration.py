@@ -517,7 +517,8 @@ class BoardTracker:
     homography stands. The first fit is found by the thorough search of :func:`detect_markers`;
     later searches are quick, unless the quick passes could not find the board on the first
     fit's frame (``soft``: markers small or blurred), or ``SOFT_AFTER`` quick searches in a row
-    failed and a thorough one then found the board (a webcam gone soft), when they stay
+    failed (or the one :meth:`request` asked for as the scene settled) and a thorough one then
+    found the board (a webcam gone soft), when they stay
     thorough (:func:`detect_markers` runs its slow passes only when the quick ones fall
     short). With fewer than 3 markers in a searched frame the last good homography is kept
     and the frame is ``occluded``. A new fit whose play-area corners moved more than
@@ -558,7 +559,7 @@ class BoardTracker:
         self._count += 1
         if not (self._due or self.homography is None or self._count % self.every == 0):
             return TrackState("registered", self.homography, -1)
-        self._due = False
+        settling, self._due = self._due, False
         first = self.homography is None
         markers = detect_markers(frame, self.detector, thorough=first or self.soft)
         fit = register(markers, self.layout)
@@ -568,9 +569,11 @@ class BoardTracker:
             self.soft = not register(detect_markers(frame, self.detector, thorough=False), self.layout)
         if not fit and not first and not self.soft:
             self._quick_misses += 1
-            if self._quick_misses >= SOFT_AFTER:
-                # the quick passes keep failing: an arm, or a webcam gone soft (focus, dimmer
-                # light)? One thorough search of this frame tells; found, it stays thorough
+            if self._quick_misses >= SOFT_AFTER or settling:
+                # the quick passes keep failing, or fail on the picture the gate is about to
+                # compare (asked for by request(): the arm has just left, and a miss now would
+                # hold the gate until the next search): an arm, or a webcam gone soft (focus,
+                # dimmer light)? One thorough search of this frame tells; found, it stays thorough
                 self._quick_misses = 0
                 again = register(detect_markers(frame, self.detector, thorough=True), self.layout)
                 if again:

@@ -236,3 +236,37 @@ def test_noise_specks_across_the_board_are_not_motion_one_blob_is():
     assert not gate.update(specks, 10, 10 / 30.0).moved           # 3 specks of 4 blocks
     assert not gate.update(board, 11, 11 / 30.0).moved
     assert gate.update(blob, 12, 12 / 30.0).moved                 # one blob of 6 blocks
+
+
+def test_a_tile_edge_over_the_play_area_does_not_hold_the_gate_an_arm_across_the_band_does():
+    """Column E's tiles pushed 8 mm over the play area's edge (a slid row at a stress-light
+    table) lie in the margin band for good: the gate still reports the change and settles, where
+    before it called them an arm resting there and reported nothing for the rest of the game.
+    A strip crossing the whole band from the mat's edge (an arm resting still) holds it."""
+    import numpy as np
+
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.motion import FAINT_CHANGE_BLOCKS, GateParams, MotionGate
+
+    layout = mat_layout("forbidden-desert")
+    region = (0.0, 0.0, *layout.size_mm)
+    x0, y0, x1, y1 = layout.play_area_mm
+    h, w = int(round(region[3])), int(round(region[2]))
+    board = np.clip(np.random.default_rng(0).normal(120.0, 2.0, (h, w, 3)), 0, 255).astype(np.uint8)
+
+    def states(strip):
+        gate = MotionGate(layout, 1.0, region, 30.0, x0 - 2.0, GateParams(faint_blocks=FAINT_CHANGE_BLOCKS))
+        after = board.copy()
+        ys, xs = strip
+        after[ys, xs] = (40, 60, 150)                       # a tile's reddish edge, or an arm
+        out = [gate.update(board, i, i / 30.0) for i in range(20)]
+        out += [gate.update(after, 20 + i, (20 + i) / 30.0) for i in range(20)]
+        return out
+
+    cy = int((y0 + y1) / 2)
+    # column E pushed 8 mm east: its tiles' edges over the band, from their east sides to x1 + 8
+    edge = states((slice(int(y0) + 5, int(y1) - 5), slice(int(x1) - 20, int(x1) + 8)))
+    assert edge[-1].state == "still" and any(o.event is not None for o in edge[20:])
+    # 60 mm from E3 out to the mat's edge: an arm resting over the band
+    arm = states((slice(cy - 30, cy + 30), slice(int(x1) - 20, w)))
+    assert arm[-1].state == "occluded" and all(o.event is None for o in arm[20:])

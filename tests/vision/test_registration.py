@@ -424,3 +424,25 @@ def test_a_webcam_gone_soft_is_noticed_after_a_few_failed_quick_searches(monkeyp
     assert tracker.soft and not tracker.hidden
     assert calls == [True, False] + [False] * registration.SOFT_AFTER + [True]
     assert tracker.update(soft).status == "registered" and calls[-1] is True
+
+
+def test_a_search_asked_for_as_the_scene_settles_goes_thorough_at_once(monkeypatch):
+    """The picture the gate is about to compare (``request()``, as the arm has just left) is
+    searched thoroughly when the quick passes miss its soft markers: a miss would hold the gate
+    until the next search (a dim stress-light game went unwatched for three moves)."""
+    from assistant.vision import registration
+
+    layout = mat_layout("forbidden-desert")
+    tex = draw_mat(layout, TEX_PPM)
+    h_true = _still(layout, 20, 11 + 20, seed=20)
+    sharp = render(layout, h_true, tex)
+    soft = _blurred(sharp, "gauss", 3.0, 0)
+    calls = []
+    real = registration.detect_markers
+    monkeypatch.setattr(registration, "detect_markers", lambda *a, **k: calls.append(k.get("thorough", True)) or real(*a, **k))
+    tracker = BoardTracker(layout, every=10)
+    assert tracker.update(sharp).status == "registered" and not tracker.soft
+    tracker.request()
+    state = tracker.update(soft)
+    assert state.status == "registered" and not tracker.hidden and tracker.soft
+    assert calls == [True, False, False, True]
