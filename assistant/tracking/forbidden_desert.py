@@ -25,7 +25,7 @@ from ..games.forbidden_desert import legal
 from ..games.forbidden_desert.components import ALL_CELLS, STORM_CARDS, face_of
 from ..games.forbidden_desert.state import State
 from .base import Cell, Explanation, Observation, Reading, Slot, TableModel, Tracker, Verdict
-from .desert_cards import one_move_but_the_card, with_card_drawn
+from .desert_cards import one_move_but_the_card, with_card_drawn, without_card
 from .desert_riders import COLOUR, rider_question, rider_variants, seen_for
 
 CARD: Slot = ("card",)
@@ -340,7 +340,11 @@ class ForbiddenDesertTracker(Tracker):
                            corrections=fixes)
         verdict = super().explain(observed, changed)
         if verdict.kind == "ask" and verdict.options:
-            verdict = self._card_question(verdict)
+            # moves that differ only in the equipment card drawn: a face read unsurely is asked
+            # about first (with every card each face allows), else the card
+            folded = one_move_but_the_card(verdict.options)
+            unsure = self._unsure_reveal(folded, observed, changed) if folded else None
+            verdict = unsure or self._card_question(verdict)
         if verdict.kind == "illegal" and not self.model.cards_from_camera and self.state.phase == "actions":
             # a card that makes this kind of change legal (a far move: Jet Pack; sand cleared out
             # of reach: Dune Blaster), held by someone but not entered
@@ -438,10 +442,12 @@ class ForbiddenDesertTracker(Tracker):
         Returns
         -------
         Verdict or None
-            ``ask`` naming the cell and the faces its reading leaves open, with ``events`` and
-            the same events revealing each other face the reading allows as options (nothing
-            committed); None when every face ``events`` reveal is read surely, or they reveal
-            none (a tile whose face is known, such as the crash site, names no ``reveals``).
+            ``ask`` naming the cell and the faces its reading leaves open that the tile's back
+            still allows (``events``' face first), with ``events`` revealing each of them as
+            options, completed with every equipment card each face lets a physical deck give
+            (:func:`~.desert_cards.with_card_drawn`; nothing committed); None when every face
+            ``events`` reveal is read surely, or they reveal none (a tile whose face is known,
+            such as the crash site, names no ``reveals``).
         """
         state = self.state
         for i, ev in enumerate(events):
@@ -450,18 +456,22 @@ class ForbiddenDesertTracker(Tracker):
                 reading = observed.get(("face", *cell))
                 if reading is None or reading.confidence < REVEAL_CONFIDENCE:
                     allowed = legal.possible_faces(state, state.pawn[ev.actor])
-                    options, faces = [list(events)], [ev["reveals"]]
-                    for face in ((reading.label,) + reading.alternatives) if reading else ():
+                    options, faces = [], []
+                    for face in [ev["reveals"], *(((reading.label,) + reading.alternatives) if reading else ())]:
                         if face in allowed and face not in faces:
-                            other = list(events[:i]) + [Event.make(ev.actor, "excavate", reveals=face,
-                                                                   draws=ev.get("draws"))] + list(events[i + 1:])
-                            if self.tables_after([other]) is not None:
-                                options.append(other)
+                            # with a physical deck the card drawn depends on the face (a gear
+                            # gives one, a launch pad none): each face with every card it allows
+                            other = Event.from_params(ev.actor, ev.type, {**dict(without_card(ev).params),
+                                                                          "reveals": face}, dict(ev.extra))
+                            completions = with_card_drawn(self.game, self.state,
+                                                          list(events[:i]) + [other] + list(events[i + 1:]))
+                            if completions:
+                                options += completions
                                 faces.append(face)
                     names = " or ".join(f.replace("_", " ") for f in faces)
                     return Verdict("ask", [], sorted(changed | {cell}, key=str),
                                    f"Was {cell_name(cell)} excavated, and does it show {names}? "
-                                   "I cannot read its face surely.", options=options)
+                                   "I cannot read its face surely.", options=options or [list(events)])
             state = self.game.apply(state, ev)
         return None
 

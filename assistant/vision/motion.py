@@ -386,7 +386,8 @@ class MotionGate:
                 # anything that changed in a way light cannot (hue, detail, a big step) is motion
                 mask = with_evidence(diff["anything"], diff["evidence"])
         visible = max(1, int(np.count_nonzero(view.visible)))
-        return int(np.count_nonzero(mask)) / visible, largest_blob(mask) >= p.motion_blocks
+        moved = largest_blob(mask) >= p.motion_blocks
+        return int(np.count_nonzero(mask)) / visible, moved
 
     # -- comparison with the reference -----------------------------------------------------------
     def _judge(self, cur: _Picture) -> _Verdict:

@@ -142,7 +142,7 @@ class BoardWatcher:
             # the scene is settling: was the board bumped? And the frames the gate is about to
             # compare (its next reference among them) are rectified with their own fit, so a
             # camera that shakes does not put the reference a few pixels off the cells
-            self.tracker.request()
+            self.tracker.request(settle_begins=self._last_gate_state != "settling")
         self._last_gate_state = gate.state
         status = "occluded" if track.status == "occluded" and gate.state != "still" else gate.state
         return WatchOutput(index, t, track, gate, status, small)

@@ -517,10 +517,11 @@ class BoardTracker:
     homography stands. The first fit is found by the thorough search of :func:`detect_markers`;
     later searches are quick, unless the quick passes could not find the board on the first
     fit's frame (``soft``: markers small or blurred), or ``SOFT_AFTER`` quick searches in a row
-    failed (or the one :meth:`request` asked for as the scene settled) and a thorough one then
-    found the board (a webcam gone soft), when they stay
+    failed and a thorough one then found the board (a webcam gone soft), when they stay
     thorough (:func:`detect_markers` runs its slow passes only when the quick ones fall
-    short). With fewer than 3 markers in a searched frame the last good homography is kept
+    short). A quick search that :meth:`request` asked for (the scene settling) and that misses
+    is followed at once by one thorough search, and by no other in the same settle until the
+    board is found again. With fewer than 3 markers in a searched frame the last good homography is kept
     and the frame is ``occluded``. A new fit whose play-area corners moved more than
     ``BUMP_PX`` is a bump: the new homography replaces the old one and the frame says so.
 
@@ -547,10 +548,21 @@ class BoardTracker:
         #: :func:`detect_markers` (learnt on the first fit): every search is then thorough
         self.soft = False
         self._quick_misses = 0
+        #: a thorough search asked for as the scene settled found nothing: no other in this settle
+        self._settle_tried = False
 
-    def request(self) -> None:
-        """Search for the markers on the next frame (e.g. when the scene has just settled)."""
+    def request(self, settle_begins: bool = False) -> None:
+        """Search for the markers on the next frame (e.g. when the scene has just settled).
+
+        Parameters
+        ----------
+        settle_begins : bool
+            The first settling frame after motion: the scene may look otherwise than when the
+            last thorough search asked for this way found nothing, so another may be tried.
+        """
         self._due = True
+        if settle_begins:
+            self._settle_tried = False
 
     def update(self, frame: np.ndarray) -> TrackState:
         """Process one frame ``(H, W, 3) uint8`` BGR (or gray) and report the board's state."""
@@ -569,17 +581,24 @@ class BoardTracker:
             self.soft = not register(detect_markers(frame, self.detector, thorough=False), self.layout)
         if not fit and not first and not self.soft:
             self._quick_misses += 1
-            if self._quick_misses >= SOFT_AFTER or settling:
-                # the quick passes keep failing, or fail on the picture the gate is about to
-                # compare (asked for by request(): the arm has just left, and a miss now would
-                # hold the gate until the next search): an arm, or a webcam gone soft (focus,
-                # dimmer light)? One thorough search of this frame tells; found, it stays thorough
+            if self._quick_misses >= SOFT_AFTER:
+                # the quick passes keep failing: an arm, or a webcam gone soft (focus, dimmer
+                # light)? One thorough search of this frame tells; found, it stays thorough
                 self._quick_misses = 0
                 again = register(detect_markers(frame, self.detector, thorough=True), self.layout)
                 if again:
                     fit, self.soft = again, True
+            elif settling and not self._settle_tried:
+                # the picture the gate is about to compare (asked for by request(): the arm has
+                # just left), and a miss now would hold the gate until the next search: one
+                # thorough search per settle, or until the board is found (an arm resting over a
+                # marker costs one, not one per settling frame); it does not make the tracker thorough
+                self._settle_tried = True
+                fit = register(detect_markers(frame, self.detector, thorough=True), self.layout) or fit
         elif fit:
             self._quick_misses = 0
+        if fit:
+            self._settle_tried = False
         self.hidden = not fit
         if not fit:
             return TrackState("occluded" if self.homography is not None else "not_found",

@@ -106,6 +106,31 @@ def test_a_face_read_unsurely_is_asked_about_not_revealed():
     assert verdict.kind == "commit" and summary(tracker.state) == summary(s2)
 
 
+@pytest.mark.parametrize("read", ["launch_pad", "gear"])
+def test_with_a_physical_deck_an_unsure_face_is_asked_with_the_cards_each_face_allows(read):
+    """A physical equipment deck: a gear gives a card the camera cannot see, a launch pad none.
+    An unsure reading between the two is asked about as the face, with every card a gear may
+    have given, whichever face the reading put first (a gear read unsurely used to reach the
+    players only as "which equipment card was drawn?", all its options revealing a gear)."""
+    setup = {"players": ["archeologist", "explorer", "navigator"], "difficulty": "normal", "first_player": 0,
+             "layout": BACKS, "position": {"sand": [[0, 1, 1]]}}
+    s1 = play(GAME.new_state(setup, {}), Event.make(0, "move", to=(0, 1)))
+    digs = [ev for ev in GAME.legal_events(play(s1, Event.make(0, "remove_sand", at=(0, 1)))) if ev.type == "excavate"]
+    dig = next(ev for ev in digs if ev["reveals"] == read)
+    s2 = play(s1, Event.make(0, "remove_sand", at=(0, 1)), dig)
+    observed, changed = look(s1, s2)
+    other = "gear" if read == "launch_pad" else "launch_pad"
+    observed[("face", 0, 1)] = Reading(read, REVEAL_CONFIDENCE - 0.2, 1.0, (other,))
+    tracker = ForbiddenDesertTracker(GAME, s1)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "ask" and "B1" in verdict.message and other.replace("_", " ") in verdict.message
+    shown = {ev["reveals"]: ev.get("draws") for events in verdict.options for ev in events if ev.type == "excavate"}
+    assert set(shown) == {"launch_pad", "gear"} and shown["launch_pad"] is None
+    gear_cards = {ev["draws"] for events in verdict.options for ev in events if ev.get("reveals") == "gear"}
+    assert len(gear_cards) > 1 and None not in gear_cards                # every card a gear may give
+    assert summary(tracker.state) == summary(s1)
+
+
 def test_a_time_throttle_turn_of_six_actions():
     """Six actions, each visible: four cells cleared around the crash site, a step, one more."""
     s0 = start({"sand": [[0, 0, 1], [0, 1, 1], [1, 0, 1], [2, 1, 1], [1, 2, 1]], "hands": [["time_throttle"], [], []]})

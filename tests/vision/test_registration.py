@@ -426,10 +426,14 @@ def test_a_webcam_gone_soft_is_noticed_after_a_few_failed_quick_searches(monkeyp
     assert tracker.update(soft).status == "registered" and calls[-1] is True
 
 
-def test_a_search_asked_for_as_the_scene_settles_goes_thorough_at_once(monkeypatch):
+def test_a_search_asked_for_as_the_scene_settles_goes_thorough_once(monkeypatch):
     """The picture the gate is about to compare (``request()``, as the arm has just left) is
     searched thoroughly when the quick passes miss its soft markers: a miss would hold the gate
-    until the next search (a dim stress-light game went unwatched for three moves)."""
+    until the next search (a dim stress-light game went unwatched for three moves). Once per
+    settle: the next settling frames of a board still hidden (an arm resting over the markers)
+    are searched quickly only, and the tracker does not turn thorough for good."""
+    import numpy as np
+
     from assistant.vision import registration
 
     layout = mat_layout("forbidden-desert")
@@ -437,12 +441,22 @@ def test_a_search_asked_for_as_the_scene_settles_goes_thorough_at_once(monkeypat
     h_true = _still(layout, 20, 11 + 20, seed=20)
     sharp = render(layout, h_true, tex)
     soft = _blurred(sharp, "gauss", 3.0, 0)
+    hidden = np.full_like(sharp, 128)                      # nothing of the mat to be seen
     calls = []
     real = registration.detect_markers
     monkeypatch.setattr(registration, "detect_markers", lambda *a, **k: calls.append(k.get("thorough", True)) or real(*a, **k))
     tracker = BoardTracker(layout, every=10)
     assert tracker.update(sharp).status == "registered" and not tracker.soft
-    tracker.request()
-    state = tracker.update(soft)
-    assert state.status == "registered" and not tracker.hidden and tracker.soft
+    tracker.request(settle_begins=True)
+    assert tracker.update(soft).status == "registered" and not tracker.hidden and not tracker.soft
     assert calls == [True, False, False, True]
+    tracker.request(settle_begins=True)                   # the next settle: thorough again
+    assert tracker.update(soft).status == "registered" and calls[-2:] == [False, True]
+    del calls[:]
+    tracker = BoardTracker(layout, every=10)
+    assert tracker.update(sharp).status == "registered"
+    tracker.request(settle_begins=True)
+    assert tracker.update(hidden).status == "occluded"
+    tracker.request()
+    assert tracker.update(hidden).status == "occluded"
+    assert calls == [True, False, False, True, False]     # one thorough search in the settle
