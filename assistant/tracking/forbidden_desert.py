@@ -164,7 +164,7 @@ class ForbiddenDesertTable(TableModel):
 
 
 def corrections(model: ForbiddenDesertTable, before: State, state: State, observed: Observation,
-                settled: State | None = None) -> list[str]:
+                settled: State | None = None, seen: Iterable[Cell] | None = None) -> list[str]:
     """What to change on the table so that it matches the engine's state (after a storm card).
 
     Parameters
@@ -182,6 +182,12 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
         its face, so reading it as another tile is a misreading, not a correction (a later
         check of the whole table, :mod:`.desert_check`, still sees it). An empty cell where a
         tile should lie, or a tile on the storm's cell, is still told.
+    seen : iterable of cells, optional
+        The cells the camera saw change since the storm's first card (with ``settled``). On a
+        cell the storm left alone (the same tile, face, sand and parts as at ``settled``) that
+        nobody was seen to touch, no reading is told: the storm asks nothing of it, so a
+        sure-looking reading of other sand there is a misreading (in a dim room a marker read
+        ``none`` at 0.78), not a player's slip to correct.
 
     Returns
     -------
@@ -206,15 +212,18 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
         for came_from, cell in moves:                # the tiles still lie where they were
             out.append(f"slide the tile at {cell_name(came_from)} to {cell_name(cell)}")
         slid = chain
-    untouched = set()
+    untouched, left_alone = set(), set()
     if settled is not None:
         was = model.expected(settled)
         untouched = {cell for cell in ALL_CELLS if cell not in chain and state.slot_at(cell) is not None
                      and state.slot_at(cell) == settled.slot_at(cell)
                      and was.get(("face", *cell)) == want.get(("face", *cell))}
+        if seen is not None:
+            left_alone = {cell for cell in untouched - set(seen)
+                          if all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("sand", "parts"))}
     for slot_key, reading in sorted(observed.items(), key=lambda kv: str(kv[0])):
         cell = model.cell_of(slot_key)
-        if not reading.sure or cell in slid or reading.label == want.get(slot_key):
+        if not reading.sure or cell in slid or cell in left_alone or reading.label == want.get(slot_key):
             continue
         if slot_key[0] == "face" and cell in untouched and "storm" not in (reading.label, want.get(slot_key)):
             continue                             # a tile read as another tile, where nothing moved
@@ -274,6 +283,8 @@ class ForbiddenDesertTracker(Tracker):
         #: the state before the first storm card since the table last matched (what the live
         #: loop's reference frame shows while ``awaiting`` is set)
         self.storm_start: State | None = None
+        #: the cells the camera saw change since then (:func:`corrections`' ``seen``)
+        self.storm_seen: set = set()
 
     def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
         """As :meth:`Tracker.explain`, plus storm cards and the corrections that follow them.
@@ -315,18 +326,20 @@ class ForbiddenDesertTracker(Tracker):
                                        if c in STORM_CARDS and c != shown])
         if new and not waiting and sure:
             self.pending_cards = []
-            return self._storm_card(card.label, observed)
+            return self._storm_card(card.label, observed, changed)
         if (card is not None and CARD_CELL in changed and not new and not self._card_sure(card)
                 and (self.state.phase == "storm" or self.state.actions_left == 0) and self._allowed_cards()):
             # the card place changed where a card is due, and the camera cannot say which
             return self._await_slides(self._allowed_cards(), unread=True)
         if waiting:
-            chosen = self._choose_card(observed)
+            chosen = self._choose_card(observed, changed)
             if chosen is not None:
                 return chosen
             return self._which_card(sorted(changed, key=str))
         if self.awaiting is not None:
-            fixes = corrections(self.model, self.awaiting, self.state, observed, self.storm_start or self.awaiting)
+            self.storm_seen |= changed
+            fixes = corrections(self.model, self.awaiting, self.state, observed, self.storm_start or self.awaiting,
+                                self.storm_seen)
             if not fixes:
                 self.awaiting = None
                 if self._pawn_walked(observed, changed):
@@ -370,7 +383,7 @@ class ForbiddenDesertTracker(Tracker):
                 # looks as it did: most likely the same face
                 consistent = confirmed = [shown]
             if len(consistent) == 1 and confirmed == consistent:
-                return self._storm_card(confirmed[0], observed, by_slides=True)
+                return self._storm_card(confirmed[0], observed, changed, by_slides=True)
             if confirmed:
                 self.pending_cards, self._pending_for = consistent, self.state
                 return self._which_card(sorted(changed, key=str))
@@ -482,7 +495,7 @@ class ForbiddenDesertTracker(Tracker):
         by them."""
         return self.awaiting is not None or (bool(self.pending_cards) and self._pending_for is self.state)
 
-    def _choose_card(self, observed: Observation) -> Verdict | None:
+    def _choose_card(self, observed: Observation, changed: set) -> Verdict | None:
         """The pending card the table now shows carried out: the one among
         :attr:`pending_cards` that no sure reading contradicts, when exactly one is left and
         its slides and sand are read surely (a wind: ``wind_s_2`` and ``wind_s_3`` move
@@ -492,7 +505,7 @@ class ForbiddenDesertTracker(Tracker):
         if len(consistent) != 1 or confirmed != consistent:
             return None
         self.pending_cards = []
-        return self._storm_card(confirmed[0], observed, by_slides=True)
+        return self._storm_card(confirmed[0], observed, changed, by_slides=True)
 
     def _cards_fitting(self, cards: Iterable[str], observed: Observation) -> tuple[list[str], list[str]]:
         """Which storm cards of ``cards``, drawn now, the table may show, judged on the sure
@@ -593,15 +606,16 @@ class ForbiddenDesertTracker(Tracker):
                 return True
         return False
 
-    def _storm_card(self, card: str, observed: Observation, by_slides: bool = False) -> Verdict:
+    def _storm_card(self, card: str, observed: Observation, seen: Iterable[Cell] = (), by_slides: bool = False) -> Verdict:
         """Commit storm card ``card`` (after the ``end_turn`` it implies) and list what the table
         must still show (``awaiting``). A card told by its slides (``by_slides``) keeps
         ``awaiting`` set even when the table already matches: players may pause partway through
         a stronger wind of the same direction, and a further slide must then be a correction to
-        ask about, not a second card (a wrong commit would otherwise follow the first)."""
+        ask about, not a second card (a wrong commit would otherwise follow the first).
+        ``seen``: the cells of the change that showed the card, added to :attr:`storm_seen`."""
         state, events = self.state, []
         if self.awaiting is None:
-            self.storm_start = state
+            self.storm_start, self.storm_seen = state, set()
         if state.phase == "actions":
             events.append(Event.make(state.active, "end_turn"))
         events.append(Event.make("storm", "storm_card", card=card))
@@ -614,7 +628,8 @@ class ForbiddenDesertTracker(Tracker):
         self.state = state
         self.log.extend(events)
         self.awaiting = before
-        fixes = corrections(self.model, before, state, observed, self.storm_start)
+        self.storm_seen |= set(seen)
+        fixes = corrections(self.model, before, state, observed, self.storm_start, self.storm_seen)
         want, had = self.model.expected(state), self.model.expected(before)
         if all(want[s] == had.get(s) for s in want if s != CARD):
             self.awaiting = None                 # the card changes nothing on the table (sun, meter)

@@ -608,6 +608,27 @@ def test_a_tile_the_storm_did_not_touch_read_as_another_tile_does_not_hold_up_th
     assert verdict.kind == "ask" and verdict.corrections == ["A1 should show dune back"]
 
 
+def test_sand_misread_where_neither_the_storm_nor_a_player_changed_anything_does_not_hold_up_the_storm():
+    """After wind n 2 the whole table is read: the slides and their sand are right, but A1, which
+    the storm left alone and where the camera saw no change, reads surely as bare of a marker it
+    holds (a dim room). That is a misreading, and the storm is done. The same reading on a cell
+    the camera saw change since the card (a player's hand was there) is told as a correction."""
+    s0 = start({"sand": [[0, 0, 1]]})
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("wind_n_2")
+    tracker.explain(observed, [CARD_CELL])
+    misread = table(tracker.state)
+    assert misread[("sand", 0, 0)].label == "light"
+    misread[("sand", 0, 0)] = Reading("none", 0.78, 1.5)
+    verdict = tracker.explain(misread, [(2, 2), (2, 3), (2, 4)])
+    assert verdict.kind == "nothing" and tracker.awaiting is None, (verdict.message, verdict.corrections)
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    tracker.explain(observed, [CARD_CELL])
+    verdict = tracker.explain(misread, [(2, 2), (2, 3), (2, 4), (0, 0)])
+    assert verdict.kind == "ask" and verdict.corrections == ["add one sand to A1"]
+
+
 def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed():
     """The whole-table read after a storm card takes the engine's expected faces as a prior
     (`whole_table_prior`), but only once the card is committed: while an unsure card waits for
