@@ -183,11 +183,11 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
         check of the whole table, :mod:`.desert_check`, still sees it). An empty cell where a
         tile should lie, or a tile on the storm's cell, is still told.
     seen : iterable of cells, optional
-        The cells the camera saw change since the storm's first card (with ``settled``). On a
-        cell the storm left alone (the same tile, face, sand and parts as at ``settled``) that
-        nobody was seen to touch, no reading is told: the storm asks nothing of it, so a
-        sure-looking reading of other sand there is a misreading (in a dim room a marker read
-        ``none`` at 0.78), not a player's slip to correct.
+        The cells the camera saw change since the storm's first card (with ``settled``). A cell
+        the camera did not see change still shows what it showed at ``settled``; where the
+        engine now expects that same face, sand and parts (the storm left it alone, or slid in
+        a tile that looks the same), nothing is told: a sure-looking reading of other sand there
+        is a misreading (in a dim room a marker read ``none`` at 0.78), not a slip to correct.
 
     Returns
     -------
@@ -219,8 +219,9 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
                      and state.slot_at(cell) == settled.slot_at(cell)
                      and was.get(("face", *cell)) == want.get(("face", *cell))}
         if seen is not None:
-            left_alone = {cell for cell in untouched - set(seen)
-                          if all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("sand", "parts"))}
+            seen = set(seen)
+            left_alone = {cell for cell in ALL_CELLS if cell not in seen
+                          and all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))}
     for slot_key, reading in sorted(observed.items(), key=lambda kv: str(kv[0])):
         cell = model.cell_of(slot_key)
         if not reading.sure or cell in slid or cell in left_alone or reading.label == want.get(slot_key):

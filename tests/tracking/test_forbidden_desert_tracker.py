@@ -629,6 +629,30 @@ def test_sand_misread_where_neither_the_storm_nor_a_player_changed_anything_does
     assert verdict.kind == "ask" and verdict.corrections == ["add one sand to A1"]
 
 
+def test_a_slid_tile_that_looks_like_the_one_it_replaced_is_not_judged_where_the_camera_saw_no_change():
+    """Wind n 2 with one sand on C4: C4's tile slides to C3 (two sand, dark) and C5's bare tile
+    slides to C4 and takes one sand, so C4 shows a dune back with one marker before and after,
+    and the camera sees no change there. A sure-looking "dark" on C4 is a misreading; on C3,
+    which the camera saw change, the same misreading is told."""
+    s0 = start({"sand": [[3, 2, 1]]})
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("wind_n_2")
+    tracker.explain(observed, [CARD_CELL])
+    after = table(tracker.state)
+    assert (after[("sand", 3, 2)].label, after[("sand", 2, 2)].label) == ("light", "dark")
+    misread = dict(after)
+    misread[("sand", 3, 2)] = Reading("dark", 0.62, 0.6)
+    verdict = tracker.explain(misread, [(2, 2), (4, 2)])
+    assert verdict.kind == "nothing" and tracker.awaiting is None, (verdict.message, verdict.corrections)
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    tracker.explain(observed, [CARD_CELL])
+    misread = dict(after)
+    misread[("sand", 2, 2)] = Reading("light", 0.62, 0.6)
+    verdict = tracker.explain(misread, [(2, 2), (4, 2)])
+    assert verdict.kind == "ask" and verdict.corrections == ["add one sand to C3 and turn the marker on C3 dark side up"]
+
+
 def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed():
     """The whole-table read after a storm card takes the engine's expected faces as a prior
     (`whole_table_prior`), but only once the card is committed: while an unsure card waits for
