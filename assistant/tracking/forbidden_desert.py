@@ -378,7 +378,7 @@ class ForbiddenDesertTracker(Tracker):
             # (never claim an illegal move, never commit it unseen) (pawns ride their tiles and
             # are not judged on cells whose tile changed)
             cards = [shown] if card is not None and self._card_sure(card) else self._allowed_cards()
-            consistent, confirmed = self._cards_fitting(cards, observed)
+            consistent, confirmed = self._cards_fitting(cards, observed, changed)
             if shown in confirmed and confirmed == consistent and CARD_CELL not in changed:
                 # cards the table cannot tell apart (winds blocked at the edge), and the place
                 # looks as it did: most likely the same face
@@ -502,20 +502,24 @@ class ForbiddenDesertTracker(Tracker):
         its slides and sand are read surely (a wind: ``wind_s_2`` and ``wind_s_3`` move
         different tiles; :meth:`_cards_fitting`); None otherwise (the players are still
         sliding, a reading that would tell is unsure, or they are asked)."""
-        consistent, confirmed = self._cards_fitting(self.pending_cards, observed)
+        consistent, confirmed = self._cards_fitting(self.pending_cards, observed, changed)
         if len(consistent) != 1 or confirmed != consistent:
             return None
         self.pending_cards = []
         return self._storm_card(confirmed[0], observed, changed, by_slides=True)
 
-    def _cards_fitting(self, cards: Iterable[str], observed: Observation) -> tuple[list[str], list[str]]:
+    def _cards_fitting(self, cards: Iterable[str], observed: Observation,
+                       changed: set) -> tuple[list[str], list[str]]:
         """Which storm cards of ``cards``, drawn now, the table may show, judged on the sure
         readings of ``observed`` but the pawns' and the card place's: ``(consistent,
         confirmed)``, the cards no sure reading contradicts, and of those the ones whose every
         changed slot (a slid tile, a sand marker laid) is read surely, so that the table shows
         them carried out (a card that changes no slot is never confirmed). An unsure reading
         neither counts for a card nor against it: one card is told only when it is the one
-        card left consistent and it is confirmed (:meth:`_choose_card`)."""
+        card left consistent and it is confirmed (:meth:`_choose_card`). A cell the camera did
+        not see change (not in ``changed``) and that a card leaves as it was cannot speak
+        against that card: it still shows what it showed, and a sure-looking other reading
+        there is a misreading (:func:`corrections`, ``seen``)."""
         sure = {s: r for s, r in observed.items() if s[0] != "pawns" and s != CARD and r.sure}
         before = self.model.expected(self.state)
         consistent, confirmed = [], []
@@ -524,7 +528,8 @@ class ForbiddenDesertTracker(Tracker):
             if state is None:
                 continue
             want = self.model.expected(state)
-            if any(want.get(s) != r.label for s, r in sure.items()):
+            if any(want.get(s) != r.label for s, r in sure.items()
+                   if self.model.cell_of(s) in changed or want.get(s) != before.get(s)):
                 continue
             consistent.append(card)
             moved = [s for s in want if s[0] != "pawns" and s != CARD and want[s] != before.get(s)]

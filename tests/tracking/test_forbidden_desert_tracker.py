@@ -202,6 +202,29 @@ def test_an_unsure_wind_card_is_chosen_by_the_slides_that_follow():
     assert tracker.explain(slid, [(2, 2)]).kind == "nothing" and tracker.awaiting is None
 
 
+def test_a_misreading_where_the_camera_saw_no_change_does_not_stop_the_slides_telling_the_card():
+    """As above, but A1, which neither wind touches and where the camera saw no change, reads
+    surely as bare of the marker it holds: that cannot speak against either card, and the
+    slides still tell wind n 1. On a cell the camera saw change the same reading rules out
+    both cards (nothing is committed)."""
+    s0 = start({"sand": [[0, 0, 1]]})
+    truth = play(s0, Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_1"))
+    unsure_card = Reading("wind_n_2", 0.7, 1.0, ("wind_n_1",))
+    slid = table(truth)
+    slid[("card",)] = unsure_card
+    slid[("sand", 0, 0)] = Reading("none", 0.8, 1.5)
+    for seen, told in (([(2, 2), (3, 2)], True), ([(2, 2), (3, 2), (0, 0)], False)):
+        tracker = ForbiddenDesertTracker(GAME, s0)
+        observed = table(s0)
+        observed[("card",)] = unsure_card
+        assert tracker.explain(observed, [CARD_CELL]).kind == "nothing"
+        verdict = tracker.explain(slid, seen)
+        if told:
+            assert verdict.kind == "commit" and verdict.events[-1]["card"] == "wind_n_1", verdict.message
+        else:
+            assert verdict.kind == "ask" and tracker.state is s0, verdict.message
+
+
 def test_an_unsure_card_the_table_cannot_tell_stays_a_question():
     """Sun Beats Down or Storm Picks Up move no tile: an unsure reading between them is never
     committed from the table, however still it stays."""
