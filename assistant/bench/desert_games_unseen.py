@@ -266,10 +266,11 @@ def _towards(a, b, f: float) -> tuple[float, float]:
 
 
 def _players_enter(tracker, live, state) -> None:
-    """The players put the tracker right: the position ``state`` entered, the live loop's
-    pending cells and reference dropped (as the own-render bench does after a question)."""
+    """The players put the tracker right while the table stands still after the event: the
+    position ``state`` entered, and the live loop takes the table as it stands, with the pawns
+    of ``state``, as its reference (:meth:`~..tracking.live.LiveDesert.resync`)."""
     tracker.state, tracker.awaiting = state, None
-    live.pending, live.reference = set(), None
+    live.resync()
 
 
 def play_game(det, seed: int, stress: bool = False, events: int = 40, root: Path | None = None,

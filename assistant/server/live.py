@@ -28,10 +28,16 @@ import numpy as np
 
 from ..referee.session import Session, SessionError
 from ..tracking.base import Verdict
-from ..tracking.forbidden_desert import AWAITING_SLIDES
+from ..tracking.forbidden_desert import AWAITING_SLIDES, VISIBLE_ACTIONS
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from ..vision.sources import FrameSource
 from .camera import next_frame, panel_jpeg
+
+
+#: tablet entries that are moves on the table (Forbidden Desert's visible actions): entered, they
+#: tell the live loop that the table shows them already (its ``resync``); a card play entered
+#: before it is carried out does not
+TABLE_MOVES = frozenset(VISIBLE_ACTIONS)
 
 
 @dataclass
@@ -206,11 +212,19 @@ class LiveTable:
         if rewinds != self.rewinds or len(applied) < self.seen:
             self.loop, self.rewinds = self.loop_of(state), rewinds
         else:
+            moved = False                                  # Forbidden Desert: see TABLE_MOVES
             for a in applied[self.seen:]:
                 event = self.session.game.parse_event(a.obj, self.session.start_state)
-                if not self.loop.tracker.apply_tablet(event).kind == "commit":
+                tracker = self.loop.tracker
+                table = hasattr(self.loop, "resync") and event.type in TABLE_MOVES
+                was = tracker.model.expected(tracker.state) if table else None
+                if not tracker.apply_tablet(event).kind == "commit":
                     self.loop = self.loop_of(state)        # the tracker disagrees: start again from the rules
                     break
+                moved |= table and tracker.model.expected(tracker.state) != was
+            else:
+                if moved:
+                    self.loop.resync()
         self.seen = len(applied)
 
     def deliver(self, verdict: Verdict) -> None:

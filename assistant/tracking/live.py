@@ -72,6 +72,26 @@ class LiveDesert:
         self.reference: tuple | None = None
         self.pending: set = set()
         self.still = StillMean()
+        self._homography: np.ndarray | None = None      # of the last frame whose board was found
+
+    def resync(self) -> None:
+        """The players put the engine's state right on the tablet (a move the camera missed,
+        entered after it was made; a question answered): the table as it stands now (the mean
+        of the still frames since the board last moved) becomes the reference, with the pawns
+        the engine now puts on each cell, and no cell waits for an explanation any more.
+
+        Without it the reference keeps the pawns the engine held before the entry beside a
+        picture that may show the entered move, and the next move's pawns are read against the
+        wrong ones (on a game video every move after a first missed one was missed too). With
+        no still frame since the last motion (a hand over the table), the next still moment
+        becomes the reference. Call it only when the table shows the state entered: a card play
+        entered before it is carried out (a Jet Pack) is checked against the old reference.
+        """
+        self.pending = set()
+        if self.still.count and self._homography is not None:
+            self.reference = (self.still.mean(), self._homography, self._pawns())
+        else:
+            self.reference = None
 
     def _pawns(self) -> dict:
         out = {}
@@ -84,6 +104,7 @@ class LiveDesert:
         """Run one frame ``(H, W, 3) uint8`` BGR; a verdict comes after each stable change."""
         frame = self.undistort(image) if self.undistort is not None else image
         out = self.watcher.process(image, index, t)
+        self._homography = out.track.homography if out.track.ok else None
         if out.gate is None or not out.track.ok or out.track.bumped or out.status == "occluded":
             # the board moved, or something may lie across it unseen: the still window starts again
             self.still.restart()

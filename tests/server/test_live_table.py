@@ -55,7 +55,9 @@ def test_a_move_on_the_table_reaches_the_session(tmp_path):
 
 
 def test_tablet_events_reach_the_tracker_and_undo_rebuilds_it(tmp_path):
-    """Forbidden Desert's real tracker behind the loop (its detector is not needed to sync)."""
+    """Forbidden Desert's real tracker behind the loop (its detector is not needed to sync). A
+    move entered on the tablet is one the table shows already: the loop takes the table as it
+    stands for its reference (``resync``)."""
     import random
     from types import SimpleNamespace
 
@@ -66,18 +68,18 @@ def test_tablet_events_reach_the_tracker_and_undo_rebuilds_it(tmp_path):
     s = Session.start("forbidden-desert", random_setup(random.Random(2), n_players=2), None, tmp_path / "fd.jsonl")
     (tmp_path / "frames").mkdir()
     cv2.imwrite(str(tmp_path / "frames" / "0.png"), np.zeros((8, 8, 3), np.uint8))
-    built = []
+    built, resyncs = [], []
 
     def loop_of(state):
         built.append(state)
-        return SimpleNamespace(tracker=ForbiddenDesertTracker(desert, state))
+        return SimpleNamespace(tracker=ForbiddenDesertTracker(desert, state), resync=lambda: resyncs.append(state))
 
     live = LiveTable(s, FolderSource(tmp_path / "frames"), loop_of)
     mover = desert.to_move(s.state)
     move = next(e for e in desert.legal_events(s.state) if e.type == "move")
     s.submit(move.to_json(), mover)                                 # entered on the tablet
     live._sync()
-    assert live.loop.tracker.log == [move] and live.seen == 1 and len(built) == 1
+    assert live.loop.tracker.log == [move] and live.seen == 1 and len(built) == 1 and len(resyncs) == 1
     s.undo(mover)
     live._sync()
     assert len(built) == 2 and built[-1] is s.state and live.seen == 0 and live.loop.tracker.log == []

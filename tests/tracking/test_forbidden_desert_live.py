@@ -417,3 +417,72 @@ def test_cells_read_only_for_their_pawns_tell_the_tracker_only_their_pawns(detec
     observed, changed = told[0]
     assert here not in changed and ("pawns", *here) in observed
     assert {s for s in observed if s[0] != "pawns" and tuple(s[1:]) not in changed} == set()
+
+
+def test_a_move_entered_after_the_camera_missed_it_becomes_the_reference_for_the_next_one(detector):
+    """The camera misses a walk (here: the tracker is told to see nothing) and the players enter
+    it on the tablet while the table stands still. ``resync`` takes the table as it stands, with
+    the pawns of the entered state, as the reference; the next walk, from where the first one
+    ended, is then read and committed. (A game video's bench used to drop the reference
+    instead: the next still picture came only after the next walk, and that walk was missed
+    too.)"""
+    import numpy as np
+
+    from assistant.games import get_game
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.base import Verdict
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker, colours_of
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.render.desert_script import scene_of
+    from assistant.vision.render.renderer import CameraSettings, Renderer
+
+    game = get_game("forbidden-desert")
+    layout, cam, _cell = _cell_geometry()
+    played = random_game(3, n_players=3, max_events=1)
+    drawn = played.states[0]
+    _setup, start, _truth, _physical = table_game(played)
+    seat = start.active
+    here = start.cell_of_seat(seat)
+
+    def walk(state, avoid):
+        return next(ev for ev in game.legal_events(state) if ev.type == "move" and ev.actor == seat
+                    and ev.get("carry") is None and ev["to"] not in avoid)
+
+    first = walk(start, ())
+    second = walk(game.apply(start, first), (here,))
+    renderer = Renderer(cam)
+    noisy = CameraSettings(noise_sigma=2.0, jpeg_quality=None)
+
+    def still(state, seed):
+        return [renderer.render(scene_of(state, layout=layout), settings=noisy, seed=seed + i).image for i in range(16)]
+
+    def arm(frame):
+        out = frame.copy()
+        out[100:440, 200:760] = (60, 90, 140)                    # an arm over the board
+        return [out] * 3
+
+    mid = game.apply(drawn, first)
+    frames = still(drawn, 1)
+    frames += arm(frames[-1]) + still(mid, 50)
+    deaf = [True]
+
+    class Deaf(ForbiddenDesertTracker):
+        def explain(self, observed, changed):
+            if deaf[0]:
+                deaf[0] = False
+                return Verdict("nothing", [], sorted(changed, key=str), "The table is as it was.")
+            return super().explain(observed, changed)
+
+    tracker = Deaf(game, start)
+    live = LiveDesert(detector, tracker, 30.0, cam.K)
+    for i, f in enumerate(frames):
+        live.process(f, i, i / 30.0)
+    index = len(frames)
+    assert not deaf[0], "the first walk was not seen change at all"
+    assert tracker.apply_tablet(first).kind == "commit"
+    live.resync()
+    assert live.reference is not None and live.pending == set()
+    assert colours_of(tracker.model.expected(tracker.state)[("pawns", *first["to"])]) <= live.reference[2][first["to"]]
+    frames = arm(frames[-1]) + still(game.apply(mid, second), 90)
+    verdicts = [v for i, f in enumerate(frames, start=index) if (v := live.process(f, i, i / 30.0).verdict) is not None]
+    assert [(v.kind, v.events) for v in verdicts] == [("commit", [second])], [(v.kind, v.message) for v in verdicts]
