@@ -329,9 +329,10 @@ class ForbiddenDesertTracker(Tracker):
             self.pending_cards = []
             return self._storm_card(card.label, observed, changed)
         if (card is not None and CARD_CELL in changed and not new and not self._card_sure(card)
-                and (self.state.phase == "storm" or self.state.actions_left == 0) and self._allowed_cards()):
+                and (self.state.phase == "storm" or self.state.actions_left == 0)
+                and (due := self._allowed_cards())):
             # the card place changed where a card is due, and the camera cannot say which
-            return self._await_slides(self._allowed_cards(), unread=True)
+            return self._await_slides(due, unread=True)
         if waiting:
             chosen = self._choose_card(observed, changed)
             if chosen is not None:
