@@ -267,9 +267,11 @@ def _towards(a, b, f: float) -> tuple[float, float]:
 
 def _players_enter(tracker, live, state) -> None:
     """The players put the tracker right while the table stands still after the event: the
-    position ``state`` entered, and the live loop takes the table as it stands, with the pawns
-    of ``state``, as its reference (:meth:`~..tracking.live.LiveDesert.resync`)."""
+    position ``state`` entered (no cell waits any more), and the live loop takes the table as
+    it stands, with the pawns of ``state``, as its reference
+    (:meth:`~..tracking.live.LiveDesert.resync`)."""
     tracker.state, tracker.awaiting = state, None
+    live.pending = set()                       # the whole truth was entered: nothing waits
     live.resync()
 
 

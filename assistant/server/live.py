@@ -204,7 +204,11 @@ class LiveTable:
         return tracker.explain(readings, cells)
 
     def _sync(self) -> None:
-        """Give the tracker the events entered on tablets; rebuild it after an undo."""
+        """Give the tracker the events entered on tablets; rebuild it after an undo. In Forbidden
+        Desert, when the last entry that changes the table is a move on it (``TABLE_MOVES``: a
+        move the camera missed, entered after it was made), the live loop takes the table as it
+        stands for its reference (``LiveDesert.resync``); a card play entered before it is
+        carried out (a Jet Pack) leaves the reference as it is."""
         with self.session.changed:
             applied = list(self.session.applied)
             state = self.session.state
@@ -212,16 +216,16 @@ class LiveTable:
         if rewinds != self.rewinds or len(applied) < self.seen:
             self.loop, self.rewinds = self.loop_of(state), rewinds
         else:
-            moved = False                                  # Forbidden Desert: see TABLE_MOVES
+            desert, moved = self.session.game.id == "forbidden-desert", False
             for a in applied[self.seen:]:
                 event = self.session.game.parse_event(a.obj, self.session.start_state)
                 tracker = self.loop.tracker
-                table = hasattr(self.loop, "resync") and event.type in TABLE_MOVES
-                was = tracker.model.expected(tracker.state) if table else None
+                was = tracker.model.expected(tracker.state) if desert else None
                 if not tracker.apply_tablet(event).kind == "commit":
                     self.loop = self.loop_of(state)        # the tracker disagrees: start again from the rules
                     break
-                moved |= table and tracker.model.expected(tracker.state) != was
+                if desert and tracker.model.expected(tracker.state) != was:
+                    moved = event.type in TABLE_MOVES
             else:
                 if moved:
                     self.loop.resync()

@@ -198,20 +198,10 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
     """
     want = model.expected(state)
     out: list[str] = []
-    # pawns ride their tiles: a tile slid to the right cell carried its pawns, and pawns read on
-    # a cell whose tile changed cannot be compared with the frame before, so they are not judged
-    observed = {s: r for s, r in observed.items() if s[0] != "pawns"}
-    wrong = {model.cell_of(s) for s, r in observed.items() if r.sure and r.label != want.get(s)}
     # tiles the wind moved, nearest the new storm cell's old place first (the order to slide them)
     moves = [(before.cell_of[s], state.cell_of[s]) for s in range(len(state.cell_of)) if before.cell_of[s] != state.cell_of[s]]
     moves.sort(key=lambda m: abs(m[1][0] - before.storm[0]) + abs(m[1][1] - before.storm[1]))
     chain = {c for m in moves for c in m}
-    slid = set()
-    if wrong & chain and any(want.get(("face", *c)) != observed[("face", *c)].label
-                             for c in chain if ("face", *c) in observed and observed[("face", *c)].sure):
-        for came_from, cell in moves:                # the tiles still lie where they were
-            out.append(f"slide the tile at {cell_name(came_from)} to {cell_name(cell)}")
-        slid = chain
     untouched, left_alone = set(), set()
     if settled is not None:
         was = model.expected(settled)
@@ -222,9 +212,20 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
             seen = set(seen)
             left_alone = {cell for cell in ALL_CELLS if cell not in seen
                           and all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))}
+    # pawns ride their tiles: a tile slid to the right cell carried its pawns, and pawns read on
+    # a cell whose tile changed cannot be compared with the frame before, so they are not judged;
+    # nor is a cell left alone (above)
+    observed = {s: r for s, r in observed.items() if s[0] != "pawns" and model.cell_of(s) not in left_alone}
+    wrong = {model.cell_of(s) for s, r in observed.items() if r.sure and r.label != want.get(s)}
+    slid = set()
+    if wrong & chain and any(want.get(("face", *c)) != observed[("face", *c)].label
+                             for c in chain if ("face", *c) in observed and observed[("face", *c)].sure):
+        for came_from, cell in moves:                # the tiles still lie where they were
+            out.append(f"slide the tile at {cell_name(came_from)} to {cell_name(cell)}")
+        slid = chain
     for slot_key, reading in sorted(observed.items(), key=lambda kv: str(kv[0])):
         cell = model.cell_of(slot_key)
-        if not reading.sure or cell in slid or cell in left_alone or reading.label == want.get(slot_key):
+        if not reading.sure or cell in slid or reading.label == want.get(slot_key):
             continue
         if slot_key[0] == "face" and cell in untouched and "storm" not in (reading.label, want.get(slot_key)):
             continue                             # a tile read as another tile, where nothing moved
@@ -281,10 +282,10 @@ class ForbiddenDesertTracker(Tracker):
         #: follow (or the players) decide
         self.pending_cards: list[str] = []
         self._pending_for: State | None = None
-        #: the state before the first storm card since the table last matched (what the live
-        #: loop's reference frame shows while ``awaiting`` is set)
+        #: the state before the first storm card since the table last matched
         self.storm_start: State | None = None
-        #: the cells the camera saw change since then (:func:`corrections`' ``seen``)
+        #: the cells the camera saw change since the tracker last waited for nothing (no storm
+        #: card committed or pending): :func:`corrections`' ``seen``
         self.storm_seen: set = set()
 
     def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
@@ -302,12 +303,20 @@ class ForbiddenDesertTracker(Tracker):
         several. A card told by its slides keeps the table under watch (:meth:`_storm_card`).
         Known risk: players who pause partway through a stronger wind (the first of wind n 2's
         two slides) show the table wind n 1 leaves, and that card is committed; the next slide
-        is then asked about as a correction, never taken for another card."""
+        is then asked about as a correction, never taken for another card.
+
+        While a storm card is committed or pending (``awaiting``, :attr:`pending_cards`),
+        ``changed`` must hold every cell the camera saw change since the last call: where the
+        storm leaves a cell as it was, a cell that never was in ``changed`` is not judged
+        (:attr:`storm_seen`, :func:`corrections`)."""
         changed = set(changed)
         card = observed.get(CARD)
         shown = self.model.expected(self.state)[CARD]
         if self._pending_for is not self.state:
             self.pending_cards = []              # the state moved on (an answer on the tablet)
+        if self.awaiting is None and not self.pending_cards:
+            self.storm_seen = set()              # nothing waits: the cells seen from now on
+        self.storm_seen |= changed
         waiting = bool(self.pending_cards) and CARD_CELL not in changed
         new = card is not None and card.label not in ("none", shown) and card.label in STORM_CARDS
         sure = new and self._card_sure(card)
@@ -327,19 +336,18 @@ class ForbiddenDesertTracker(Tracker):
                                        if c in STORM_CARDS and c != shown])
         if new and not waiting and sure:
             self.pending_cards = []
-            return self._storm_card(card.label, observed, changed)
+            return self._storm_card(card.label, observed)
         if (card is not None and CARD_CELL in changed and not new and not self._card_sure(card)
                 and (self.state.phase == "storm" or self.state.actions_left == 0)
                 and (due := self._allowed_cards())):
             # the card place changed where a card is due, and the camera cannot say which
             return self._await_slides(due, unread=True)
         if waiting:
-            chosen = self._choose_card(observed, changed)
+            chosen = self._choose_card(observed)
             if chosen is not None:
                 return chosen
             return self._which_card(sorted(changed, key=str))
         if self.awaiting is not None:
-            self.storm_seen |= changed
             fixes = corrections(self.model, self.awaiting, self.state, observed, self.storm_start or self.awaiting,
                                 self.storm_seen)
             if not fixes:
@@ -379,13 +387,13 @@ class ForbiddenDesertTracker(Tracker):
             # (never claim an illegal move, never commit it unseen) (pawns ride their tiles and
             # are not judged on cells whose tile changed)
             cards = [shown] if card is not None and self._card_sure(card) else self._allowed_cards()
-            consistent, confirmed = self._cards_fitting(cards, observed, changed)
+            consistent, confirmed = self._cards_fitting(cards, observed)
             if shown in confirmed and confirmed == consistent and CARD_CELL not in changed:
                 # cards the table cannot tell apart (winds blocked at the edge), and the place
                 # looks as it did: most likely the same face
                 consistent = confirmed = [shown]
             if len(consistent) == 1 and confirmed == consistent:
-                return self._storm_card(confirmed[0], observed, changed, by_slides=True)
+                return self._storm_card(confirmed[0], observed, by_slides=True)
             if confirmed:
                 self.pending_cards, self._pending_for = consistent, self.state
                 return self._which_card(sorted(changed, key=str))
@@ -497,40 +505,37 @@ class ForbiddenDesertTracker(Tracker):
         by them."""
         return self.awaiting is not None or (bool(self.pending_cards) and self._pending_for is self.state)
 
-    def _choose_card(self, observed: Observation, changed: set) -> Verdict | None:
+    def _choose_card(self, observed: Observation) -> Verdict | None:
         """The pending card the table now shows carried out: the one among
         :attr:`pending_cards` that no sure reading contradicts, when exactly one is left and
         its slides and sand are read surely (a wind: ``wind_s_2`` and ``wind_s_3`` move
         different tiles; :meth:`_cards_fitting`); None otherwise (the players are still
         sliding, a reading that would tell is unsure, or they are asked)."""
-        consistent, confirmed = self._cards_fitting(self.pending_cards, observed, changed)
+        consistent, confirmed = self._cards_fitting(self.pending_cards, observed)
         if len(consistent) != 1 or confirmed != consistent:
             return None
         self.pending_cards = []
-        return self._storm_card(confirmed[0], observed, changed, by_slides=True)
+        return self._storm_card(confirmed[0], observed, by_slides=True)
 
-    def _cards_fitting(self, cards: Iterable[str], observed: Observation,
-                       changed: set) -> tuple[list[str], list[str]]:
+    def _cards_fitting(self, cards: Iterable[str], observed: Observation) -> tuple[list[str], list[str]]:
         """Which storm cards of ``cards``, drawn now, the table may show, judged on the sure
         readings of ``observed`` but the pawns' and the card place's: ``(consistent,
         confirmed)``, the cards no sure reading contradicts, and of those the ones whose every
         changed slot (a slid tile, a sand marker laid) is read surely, so that the table shows
         them carried out (a card that changes no slot is never confirmed). An unsure reading
         neither counts for a card nor against it: one card is told only when it is the one
-        card left consistent and it is confirmed (:meth:`_choose_card`). A cell the camera did
-        not see change (not in ``changed``) and that a card leaves as it was cannot speak
-        against that card: it still shows what it showed, and a sure-looking other reading
+        card left consistent and it is confirmed (:meth:`_choose_card`). A slot no card of
+        ``cards`` changes, on a cell the camera did not see change (:attr:`storm_seen`), speaks
+        against none of them: it still shows what it showed, and a sure-looking other reading
         there is a misreading (:func:`corrections`, ``seen``)."""
-        sure = {s: r for s, r in observed.items() if s[0] != "pawns" and s != CARD and r.sure}
         before = self.model.expected(self.state)
+        wants = {card: self.model.expected(state) for card in cards if (state := self._after_card(card)) is not None}
+        changing = {s for want in wants.values() for s in want if want[s] != before.get(s)}
+        sure = {s: r for s, r in observed.items() if s[0] != "pawns" and s != CARD and r.sure
+                and (self.model.cell_of(s) in self.storm_seen or s in changing)}
         consistent, confirmed = [], []
-        for card in cards:
-            state = self._after_card(card)
-            if state is None:
-                continue
-            want = self.model.expected(state)
-            if any(want.get(s) != r.label for s, r in sure.items()
-                   if self.model.cell_of(s) in changed or want.get(s) != before.get(s)):
+        for card, want in wants.items():
+            if any(want.get(s) != r.label for s, r in sure.items()):
                 continue
             consistent.append(card)
             moved = [s for s in want if s[0] != "pawns" and s != CARD and want[s] != before.get(s)]
@@ -613,16 +618,15 @@ class ForbiddenDesertTracker(Tracker):
                 return True
         return False
 
-    def _storm_card(self, card: str, observed: Observation, seen: Iterable[Cell] = (), by_slides: bool = False) -> Verdict:
+    def _storm_card(self, card: str, observed: Observation, by_slides: bool = False) -> Verdict:
         """Commit storm card ``card`` (after the ``end_turn`` it implies) and list what the table
         must still show (``awaiting``). A card told by its slides (``by_slides``) keeps
         ``awaiting`` set even when the table already matches: players may pause partway through
         a stronger wind of the same direction, and a further slide must then be a correction to
-        ask about, not a second card (a wrong commit would otherwise follow the first).
-        ``seen``: the cells of the change that showed the card, added to :attr:`storm_seen`."""
+        ask about, not a second card (a wrong commit would otherwise follow the first)."""
         state, events = self.state, []
         if self.awaiting is None:
-            self.storm_start, self.storm_seen = state, set()
+            self.storm_start = state
         if state.phase == "actions":
             events.append(Event.make(state.active, "end_turn"))
         events.append(Event.make("storm", "storm_card", card=card))
@@ -635,7 +639,6 @@ class ForbiddenDesertTracker(Tracker):
         self.state = state
         self.log.extend(events)
         self.awaiting = before
-        self.storm_seen |= set(seen)
         fixes = corrections(self.model, before, state, observed, self.storm_start, self.storm_seen)
         want, had = self.model.expected(state), self.model.expected(before)
         if all(want[s] == had.get(s) for s in want if s != CARD):

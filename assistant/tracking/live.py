@@ -72,26 +72,39 @@ class LiveDesert:
         self.reference: tuple | None = None
         self.pending: set = set()
         self.still = StillMean()
-        self._homography: np.ndarray | None = None      # of the last frame whose board was found
+        self._still_homography: np.ndarray | None = None   # of the frames in the still window
+        self._last_still: tuple | None = None        # (picture, homography) of the last still window
+        self._window_still = False                   # the still window holds frames the gate called still
 
     def resync(self) -> None:
         """The players put the engine's state right on the tablet (a move the camera missed,
-        entered after it was made; a question answered): the table as it stands now (the mean
-        of the still frames since the board last moved) becomes the reference, with the pawns
-        the engine now puts on each cell, and no cell waits for an explanation any more.
+        entered after it was made; a question answered): the table as it stands (the mean of the
+        still frames since the board last moved; during motion, the last such picture before it)
+        becomes the reference, with the pawns the engine now puts on each cell.
 
         Without it the reference keeps the pawns the engine held before the entry beside a
         picture that may show the entered move, and the next move's pawns are read against the
-        wrong ones (on a game video every move after a first missed one was missed too). With
-        no still frame since the last motion (a hand over the table), the next still moment
+        wrong ones (on a game video every move after a first missed one was missed too). Cells
+        still waiting for an explanation stay pending (the players may have entered only part
+        of a change). With no still picture since the board was found, the next still moment
         becomes the reference. Call it only when the table shows the state entered: a card play
         entered before it is carried out (a Jet Pack) is checked against the old reference.
         """
-        self.pending = set()
-        if self.still.count and self._homography is not None:
-            self.reference = (self.still.mean(), self._homography, self._pawns())
+        if self._window_still:
+            self.reference = (self.still.mean(), self._still_homography, self._pawns())
+        elif self._last_still is not None:
+            self.reference = (*self._last_still, self._pawns())
         else:
             self.reference = None
+
+    def _restart_still(self) -> None:
+        """Start the still window again, keeping its picture (and homography) as the last one
+        when the gate called the board still while it was taken (frames of a hand still
+        settling over the board are no picture of the table)."""
+        if self._window_still:
+            self._last_still = (self.still.mean(), self._still_homography)
+        self.still.restart()
+        self._window_still = False
 
     def _pawns(self) -> dict:
         out = {}
@@ -104,24 +117,29 @@ class LiveDesert:
         """Run one frame ``(H, W, 3) uint8`` BGR; a verdict comes after each stable change."""
         frame = self.undistort(image) if self.undistort is not None else image
         out = self.watcher.process(image, index, t)
-        self._homography = out.track.homography if out.track.ok else None
         if out.gate is None or not out.track.ok or out.track.bumped or out.status == "occluded":
             # the board moved, or something may lie across it unseen: the still window starts again
-            self.still.restart()
+            self._restart_still()
         elif out.gate.moved:
             # something moved: this frame is the first of the next still picture (and, as the
             # first after motion, left out of the mean)
-            self.still.restart()
+            self._restart_still()
             self.still.add(frame)
+            self._still_homography = out.track.homography
         else:
             self.still.add(frame)
+            self._still_homography = out.track.homography
+            self._window_still = bool(self.still.count) and out.status == "still"
         if out.track.ok and self.reference is None and out.status == "still" and self.still.count:
             self.reference = (self.still.mean(), out.track.homography, self._pawns())
         event = out.gate.event if out.gate else None
         if event is None or not out.track.ok:
             return Step(out)
-        frame = self.still.mean() if self.still.count else frame
+        if self.still.count:
+            frame = self.still.mean()
+            self._last_still = (frame, out.track.homography)
         self.still.restart()
+        self._window_still = False
         cells = set(event.changed) | set(event.unsure) | self.pending
         prior = whole_table_prior(self.tracker)
         if self.tracker.wants_whole_table:

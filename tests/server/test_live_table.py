@@ -85,6 +85,29 @@ def test_tablet_events_reach_the_tracker_and_undo_rebuilds_it(tmp_path):
     assert len(built) == 2 and built[-1] is s.state and live.seen == 0 and live.loop.tracker.log == []
 
 
+def test_a_tablet_entry_that_changes_nothing_on_the_table_leaves_the_reference(tmp_path):
+    """An end of turn entered on the tablet changes nothing the camera sees: the live loop's
+    reference is not taken again (``resync`` is for moves the table already shows)."""
+    import random
+    from types import SimpleNamespace
+
+    from assistant.games.forbidden_desert.simulate import random_setup
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+
+    desert = get_game("forbidden-desert")
+    s = Session.start("forbidden-desert", random_setup(random.Random(2), n_players=2), None, tmp_path / "fd.jsonl")
+    (tmp_path / "frames").mkdir()
+    cv2.imwrite(str(tmp_path / "frames" / "0.png"), np.zeros((8, 8, 3), np.uint8))
+    resyncs = []
+    live = LiveTable(s, FolderSource(tmp_path / "frames"),
+                     lambda st: SimpleNamespace(tracker=ForbiddenDesertTracker(desert, st), resync=lambda: resyncs.append(st)))
+    mover = desert.to_move(s.state)
+    done = next(e for e in desert.legal_events(s.state) if e.type == "end_turn")
+    s.submit(done.to_json(), mover)
+    live._sync()
+    assert live.loop.tracker.log == [done] and resyncs == []
+
+
 def test_a_storm_card_waiting_for_its_slides_is_told_to_the_table(tmp_path):
     """A storm card the camera could not name waits for its slides without a question: the
     session hears why nothing was committed, as information, and its state is untouched."""

@@ -419,15 +419,15 @@ def test_cells_read_only_for_their_pawns_tell_the_tracker_only_their_pawns(detec
     assert {s for s in observed if s[0] != "pawns" and tuple(s[1:]) not in changed} == set()
 
 
-def test_a_move_entered_after_the_camera_missed_it_becomes_the_reference_for_the_next_one(detector):
+@pytest.mark.parametrize("during_motion", [False, True])
+def test_a_move_entered_after_the_camera_missed_it_becomes_the_reference_for_the_next_one(detector, during_motion):
     """The camera misses a walk (here: the tracker is told to see nothing) and the players enter
-    it on the tablet while the table stands still. ``resync`` takes the table as it stands, with
+    it on the tablet, while the table stands still or while the next walk's arm is already over
+    it. ``resync`` takes the table as it stands (or the last still picture before the arm), with
     the pawns of the entered state, as the reference; the next walk, from where the first one
     ended, is then read and committed. (A game video's bench used to drop the reference
     instead: the next still picture came only after the next walk, and that walk was missed
     too.)"""
-    import numpy as np
-
     from assistant.games import get_game
     from assistant.games.forbidden_desert.simulate import random_game, table_game
     from assistant.tracking.base import Verdict
@@ -479,10 +479,16 @@ def test_a_move_entered_after_the_camera_missed_it_becomes_the_reference_for_the
         live.process(f, i, i / 30.0)
     index = len(frames)
     assert not deaf[0], "the first walk was not seen change at all"
+    reach = arm(frames[-1])
+    if during_motion:
+        for i, f in enumerate(reach, start=index):
+            live.process(f, i, i / 30.0)
+        index += len(reach)
+        assert live.still.count == 0
     assert tracker.apply_tablet(first).kind == "commit"
     live.resync()
-    assert live.reference is not None and live.pending == set()
+    assert live.reference is not None
     assert colours_of(tracker.model.expected(tracker.state)[("pawns", *first["to"])]) <= live.reference[2][first["to"]]
-    frames = arm(frames[-1]) + still(game.apply(mid, second), 90)
+    frames = ([] if during_motion else reach) + still(game.apply(mid, second), 90)
     verdicts = [v for i, f in enumerate(frames, start=index) if (v := live.process(f, i, i / 30.0).verdict) is not None]
     assert [(v.kind, v.events) for v in verdicts] == [("commit", [second])], [(v.kind, v.message) for v in verdicts]

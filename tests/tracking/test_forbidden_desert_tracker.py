@@ -650,6 +650,13 @@ def test_sand_misread_where_neither_the_storm_nor_a_player_changed_anything_does
     tracker.explain(observed, [CARD_CELL])
     verdict = tracker.explain(misread, [(2, 2), (2, 3), (2, 4), (0, 0)])
     assert verdict.kind == "ask" and verdict.corrections == ["add one sand to A1"]
+    # A1 stays judged at the next still moment, when only another cell changed; and once the
+    # table matches (A1 put right), the next storm starts with nothing seen
+    verdict = tracker.explain(misread, [(2, 2)])
+    assert verdict.kind == "ask" and verdict.corrections == ["add one sand to A1"]
+    assert tracker.explain(table(tracker.state), [(0, 0)]).kind == "nothing" and tracker.awaiting is None
+    tracker.explain({**table(tracker.state), ("card",): Reading("wind_e_1")}, [CARD_CELL])
+    assert tracker.awaiting is not None and tracker.storm_seen == {CARD_CELL}
 
 
 def test_a_slid_tile_that_looks_like_the_one_it_replaced_is_not_judged_where_the_camera_saw_no_change():
