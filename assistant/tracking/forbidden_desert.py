@@ -183,11 +183,12 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
         check of the whole table, :mod:`.desert_check`, still sees it). An empty cell where a
         tile should lie, or a tile on the storm's cell, is still told.
     seen : iterable of cells, optional
-        The cells the camera saw change since the storm's first card (with ``settled``). A cell
-        the camera did not see change still shows what it showed at ``settled``; where the
-        engine now expects that same face, sand and parts (the storm left it alone, or slid in
-        a tile that looks the same), nothing is told: a sure-looking reading of other sand there
-        is a misreading (in a dim room a marker read ``none`` at 0.78), not a slip to correct.
+        The cells the camera saw change since the storm's first card was laid (with
+        ``settled``). A cell the camera did not see change still shows what it showed at
+        ``settled``; where the engine now expects that same face, sand and parts (the storm
+        left it alone, or slid in a tile that looks the same), nothing is told: a sure-looking
+        reading of other sand there is a misreading (in a dim room a marker read ``none`` at
+        0.78), not a slip to correct.
 
     Returns
     -------
