@@ -58,6 +58,16 @@ def table(state, confidence=1.0):
     return {s: Reading(v, confidence, 5.0) for s, v in MODEL.expected(state).items()}
 
 
+def storm_laid(state, card):
+    """A tracker at ``state`` that has just seen ``card`` laid on the card place (read surely,
+    the rest of the table as it was) and committed it."""
+    tracker = ForbiddenDesertTracker(GAME, state)
+    observed = table(state)
+    observed[("card",)] = Reading(card)
+    tracker.explain(observed, [CARD_CELL])
+    return tracker
+
+
 def summary(state):
     return json.dumps(GAME.summary(state), sort_keys=True)
 
@@ -637,17 +647,13 @@ def test_sand_misread_where_neither_the_storm_nor_a_player_changed_anything_does
     holds (a dim room). That is a misreading, and the storm is done. The same reading on a cell
     the camera saw change since the card (a player's hand was there) is told as a correction."""
     s0 = start({"sand": [[0, 0, 1]]})
-    tracker = ForbiddenDesertTracker(GAME, s0)
-    observed = table(s0)
-    observed[("card",)] = Reading("wind_n_2")
-    tracker.explain(observed, [CARD_CELL])
+    tracker = storm_laid(s0, "wind_n_2")
     misread = table(tracker.state)
     assert misread[("sand", 0, 0)].label == "light"
     misread[("sand", 0, 0)] = Reading("none", 0.78, 1.5)
     verdict = tracker.explain(misread, [(2, 2), (2, 3), (2, 4)])
     assert verdict.kind == "nothing" and tracker.awaiting is None, (verdict.message, verdict.corrections)
-    tracker = ForbiddenDesertTracker(GAME, s0)
-    tracker.explain(observed, [CARD_CELL])
+    tracker = storm_laid(s0, "wind_n_2")
     verdict = tracker.explain(misread, [(2, 2), (2, 3), (2, 4), (0, 0)])
     assert verdict.kind == "ask" and verdict.corrections == ["add one sand to A1"]
     # A1 stays judged at the next still moment, when only another cell changed; and once the
@@ -665,18 +671,14 @@ def test_a_slid_tile_that_looks_like_the_one_it_replaced_is_not_judged_where_the
     and the camera sees no change there. A sure-looking "dark" on C4 is a misreading; on C3,
     which the camera saw change, the same misreading is told."""
     s0 = start({"sand": [[3, 2, 1]]})
-    tracker = ForbiddenDesertTracker(GAME, s0)
-    observed = table(s0)
-    observed[("card",)] = Reading("wind_n_2")
-    tracker.explain(observed, [CARD_CELL])
+    tracker = storm_laid(s0, "wind_n_2")
     after = table(tracker.state)
     assert (after[("sand", 3, 2)].label, after[("sand", 2, 2)].label) == ("light", "dark")
     misread = dict(after)
     misread[("sand", 3, 2)] = Reading("dark", 0.62, 0.6)
     verdict = tracker.explain(misread, [(2, 2), (4, 2)])
     assert verdict.kind == "nothing" and tracker.awaiting is None, (verdict.message, verdict.corrections)
-    tracker = ForbiddenDesertTracker(GAME, s0)
-    tracker.explain(observed, [CARD_CELL])
+    tracker = storm_laid(s0, "wind_n_2")
     misread = dict(after)
     misread[("sand", 2, 2)] = Reading("light", 0.62, 0.6)
     verdict = tracker.explain(misread, [(2, 2), (4, 2)])
