@@ -24,7 +24,8 @@ from ..games.base import Event
 from ..games.forbidden_desert import legal
 from ..games.forbidden_desert.components import ALL_CELLS, STORM_CARDS, face_of
 from ..games.forbidden_desert.state import State
-from .base import Cell, Explanation, Observation, Reading, Slot, TableModel, Tracker, Verdict
+from .base import (COMMIT_BELOW, MIN_CONFIDENCE, Cell, Explanation, Observation, Reading, Slot, TableModel, Tracker,
+                   Verdict, search)
 from .desert_cards import one_move_but_the_card, with_card_drawn, without_card
 from .desert_riders import COLOUR, rider_question, rider_variants, seen_for
 
@@ -299,7 +300,8 @@ class ForbiddenDesertTracker(Tracker):
         mat's white), leave the engine's state as it is and wait for the slides, saying so (a
         ``nothing`` verdict: no question while the slides can still decide). A question comes
         when they cannot: a reading that may be a card that moves no tile (Sun Beats Down,
-        Storm Picks Up), a second card laid before the first one's slides (unless the wait was
+        Storm Picks Up), unless it names one such card and no other card
+        (:meth:`_named_alone`: committed), a second card laid before the first one's slides (unless the wait was
         among winds and the card place now reads one of them surely), slides that fit no card or
         several. A card told by its slides keeps the table under watch (:meth:`_storm_card`).
         Known risk: players who pause partway through a stronger wind (the first of wind n 2's
@@ -333,8 +335,11 @@ class ForbiddenDesertTracker(Tracker):
             # misread sun or meter card). (An unsure reading of a place the gate did not see
             # change, as a whole-table read gives while a card told by its slides is watched,
             # says nothing new.)
-            return self._await_slides([c for c in dict.fromkeys((card.label, *card.alternatives))
-                                       if c in STORM_CARDS and c != shown])
+            cards = [c for c in dict.fromkeys((card.label, *card.alternatives)) if c in STORM_CARDS and c != shown]
+            if self._named_alone(card, cards):
+                self.pending_cards = []
+                return self._storm_card(card.label, observed)
+            return self._await_slides(cards)
         if new and not waiting and sure:
             self.pending_cards = []
             return self._storm_card(card.label, observed)
@@ -363,6 +368,8 @@ class ForbiddenDesertTracker(Tracker):
             return Verdict("ask", [], sorted(changed, key=str), "The table does not match the storm yet.",
                            corrections=fixes)
         verdict = super().explain(observed, changed)
+        if verdict.kind == "nothing" and self.state.phase == "actions":
+            verdict = self._doubted(observed, changed) or verdict
         if verdict.kind == "ask" and verdict.options:
             # moves that differ only in the equipment card drawn: a face read unsurely is asked
             # about first (with every card each face allows), else the card
@@ -402,6 +409,36 @@ class ForbiddenDesertTracker(Tracker):
                            f"Was another {shown.replace('_', ' ')} card drawn?",
                            options=[[Event.make("storm", "storm_card", card=shown)]])
         return verdict
+
+    def _doubted(self, observed: Observation, changed: set) -> Verdict | None:
+        """A question where the table reads as it was only because the readings that differ are
+        unsure: on a cell the gate saw change, a face, sand or parts reading whose best label is
+        not the engine's, which a legal action would explain were it sure (:func:`~.base.search`
+        with those readings taken at their word). A dim room or a lamp's glare can leave a tile
+        just excavated, or a marker just taken off, unsure; passing it as "nothing" would lose
+        the action for good (the next change is read against the table as it now stands).
+
+        Returns
+        -------
+        Verdict or None
+            ``ask`` naming the cells read unsurely, with the actions that fit as options (at
+            most four, best first; nothing committed); None when no such reading differs, or
+            no legal action fits them (unsure noise: nothing happened)."""
+        before = self.model.expected(self.state)
+        doubt = {s: r for s, r in observed.items() if s[0] in ("face", "sand", "parts") and not r.sure
+                 and self.model.cell_of(s) in changed and r.label != before.get(s)}
+        if not doubt:
+            return None
+        taken = {**observed, **{s: Reading(r.label, 1.0, 10.0, r.alternatives) for s, r in doubt.items()}}
+        fits = [e for e in search(self.game, self.model, self.state, taken, changed, self.max_depth, self.beam)
+                if e.mismatches < COMMIT_BELOW][:4]
+        if not fits:
+            return None
+        cells = sorted({self.model.cell_of(s) for s in doubt}, key=str)
+        what = " or ".join("; then ".join(self.model.event_text(e) for e in fit.events) for fit in fits)
+        return Verdict("ask", [], sorted(changed | set(cells), key=str),
+                       f"I cannot read {', '.join(map(self.model.describe, cells))} clearly: was it {what}?",
+                       options=[list(fit.events) for fit in fits])
 
     def _card_question(self, verdict: Verdict) -> Verdict:
         """A question whose options differ only in the equipment card an excavation drew (a
@@ -543,6 +580,19 @@ class ForbiddenDesertTracker(Tracker):
             if moved and all(s in sure for s in moved):
                 confirmed.append(card)
         return consistent, confirmed
+
+    def _named_alone(self, card: Reading, cards: list[str]) -> bool:
+        """Whether an unsure reading ``card`` of a card place the gate saw change names a storm
+        card that moves no tile (Sun Beats Down, Storm Picks Up; :meth:`_moves_tiles`) with no
+        other card among its alternatives (``cards``: the new cards it may be), at
+        ``MIN_CONFIDENCE`` or more. Its only rivals are then "no new card" (the place washed out by
+        glare, or the card shown before): a card was laid, and the camera names it; no slide
+        will come to say more, so it is committed rather than asked about (the card reader's
+        alternatives list every label at least ``CARD_RIVAL_P`` likely,
+        :func:`~..vision.detectors.desert_flat.card_reading`). Between two such cards, or a
+        reading under that confidence, the players are asked."""
+        return (cards == [card.label] and card.confidence >= MIN_CONFIDENCE
+                and self._after_card(card.label) is not None and not self._moves_tiles(card.label))
 
     @staticmethod
     def _card_sure(card: Reading) -> bool:

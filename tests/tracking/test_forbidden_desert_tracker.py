@@ -246,6 +246,27 @@ def test_an_unsure_card_the_table_cannot_tell_stays_a_question():
     assert tracker.explain(table(s0), [(2, 2)]).kind != "commit" and tracker.state is s0
 
 
+@pytest.mark.parametrize("rivals", [("none",), ("none", "wind_n_1"), ("none", "storm_picks_up")])
+def test_an_unsure_card_that_moves_no_tile_is_committed_when_no_other_card_is_close(rivals):
+    """Glare washes the card place: the camera reads Sun Beats Down at 0.73, its only rival
+    "no card" (a dev stress game's storm). The gate saw the place change, so a card was laid,
+    and no slide can say more: it is committed. With another card among the reading's rivals
+    (a wind, or the other card that moves no tile), the players are asked instead."""
+    s0 = start()
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("sun_beats_down", 0.73, 1.0, rivals)
+    verdict = tracker.explain(observed, [CARD_CELL])
+    if rivals == ("none",):
+        assert verdict.kind == "commit" and verdict.events[-1] == Event.make("storm", "storm_card", card="sun_beats_down")
+        assert tracker.awaiting is None and not tracker.pending_cards
+    else:
+        assert verdict.kind in ("ask", "nothing") and tracker.state is s0, verdict.message
+    unsure = Reading("sun_beats_down", 0.55, 0.3, ("none",))
+    fresh = ForbiddenDesertTracker(GAME, s0)
+    assert fresh.explain({**table(s0), ("card",): unsure}, [CARD_CELL]).kind == "ask" and fresh.state is s0
+
+
 def in_the_storm():
     """A tracker in the storm phase, one card drawn and two to come, and that state."""
     s1 = play(start(), Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_1"))
@@ -704,3 +725,30 @@ def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed(
     verdict = unsure.explain(observed, [CARD_CELL])
     assert verdict.kind == "nothing" and unsure.pending_cards and unsure.awaiting is None
     assert unsure.wants_whole_table and whole_table_prior(unsure) is None
+
+
+def test_an_action_read_only_unsurely_is_a_question_not_nothing():
+    """In a dim room the crash site just excavated reads its face at 0.48 (a development stress
+    game): no sure reading differs from the table before, which used to pass as "nothing" and
+    lose the excavation for good. The unsure face is not the back the engine holds, and an
+    excavation there would explain it: the players are asked, nothing committed. Sand read
+    unsurely as a level no action makes (more sand in the actions phase) is noise: nothing."""
+    first = start()
+    s0, dig = next((after, ev) for step in GAME.legal_events(first) if step.type == "move"
+                   for after in [play(first, step)] for ev in MODEL.visible_events(after) if ev.type == "excavate")
+    here = s0.cell_of_seat(s0.active)
+    s1 = play(s0, dig)
+    observed, changed = look(s0, s1)
+    face = ("face", *here)
+    observed[face] = Reading(observed[face].label, 0.48, 0.1, ("clue_engine_row",))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "ask" and tracker.state is s0, verdict.message
+    assert any(ev.type == "excavate" for option in verdict.options for ev in option)
+    assert here in verdict.cells
+    quiet = table(s0)
+    sand = ("sand", *here)
+    assert quiet[sand].label == "none"                     # a tile is excavated clear of sand
+    noisy = {s: r for s, r in quiet.items() if MODEL.cell_of(s) == here}
+    noisy[sand] = Reading("light", 0.45, 0.2, ("none",))
+    assert ForbiddenDesertTracker(GAME, s0).explain(noisy, {here}).kind == "nothing"

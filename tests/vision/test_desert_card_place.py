@@ -45,6 +45,19 @@ def test_a_card_that_matches_reads_the_same_on_any_place():
     assert card_reading(({}, 0.0, 1.0)).label == "none"
 
 
+def test_every_label_close_enough_is_among_the_alternatives():
+    """A tracker told "one card, or no card" must know no other card was close: every label at
+    least ``CARD_RIVAL_P`` likely follows the runner-up, most likely first, and none below."""
+    scores = {"sun_beats_down": 0.60, "wind_n_1": 0.52, "wind_e_2": 0.50, "storm_picks_up": 0.20}
+    best = desert_flat.CARD_NONE_LEVEL + 0.02
+    post = desert_flat.card_posterior(scores, best, 1.0)
+    r = card_reading((scores, best, 1.0))
+    ranked = [label for label, p in sorted(post.items(), key=lambda kv: -kv[1]) if label != r.label]
+    close = [label for label in ranked if post[label] >= desert_flat.CARD_RIVAL_P]
+    assert r.label == "sun_beats_down" and len(close) >= 2 and "storm_picks_up" not in close
+    assert r.alternatives == tuple(close)
+
+
 def test_a_covered_place_favours_the_card_its_scores_rank_first():
     """A card blurred or in a dim light matches its picture about as well as ``none`` is
     believed (best fine score near CARD_NONE_LEVEL); where the place shows no bare mat the card
