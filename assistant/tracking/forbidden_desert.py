@@ -422,8 +422,10 @@ class ForbiddenDesertTracker(Tracker):
         -------
         Verdict or None
             ``ask`` naming the cells read unsurely, with the actions that fit as options (at
-            most four, best first; nothing committed); None when no such reading differs, or
-            no legal action fits them (unsure noise: nothing happened)."""
+            most four, best first; nothing committed), or, when the best of them excavates,
+            :meth:`_unsure_reveal`'s question (which face, every one the reading leaves open);
+            None when no such reading differs, or no legal action fits them (unsure noise:
+            nothing happened)."""
         before = self.model.expected(self.state)
         doubt = {s: r for s, r in observed.items() if s[0] in ("face", "sand", "parts") and not r.sure
                  and self.model.cell_of(s) in changed and r.label != before.get(s)}
@@ -434,6 +436,9 @@ class ForbiddenDesertTracker(Tracker):
                 if e.mismatches < COMMIT_BELOW][:4]
         if not fits:
             return None
+        reveal = self._unsure_reveal(fits[0].events, observed, changed)
+        if reveal is not None:
+            return reveal                            # an excavation: which face, with the cards each allows
         cells = sorted({self.model.cell_of(s) for s in doubt}, key=str)
         what = " or ".join("; then ".join(self.model.event_text(e) for e in fit.events) for fit in fits)
         return Verdict("ask", [], sorted(changed | set(cells), key=str),

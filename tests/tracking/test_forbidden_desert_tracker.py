@@ -745,7 +745,7 @@ def test_an_action_read_only_unsurely_is_a_question_not_nothing():
     verdict = tracker.explain(observed, changed)
     assert verdict.kind == "ask" and tracker.state is s0, verdict.message
     assert any(ev.type == "excavate" for option in verdict.options for ev in option)
-    assert here in verdict.cells
+    assert here in verdict.cells and "excavated" in verdict.message
     quiet = table(s0)
     sand = ("sand", *here)
     assert quiet[sand].label == "none"                     # a tile is excavated clear of sand
