@@ -42,6 +42,8 @@ REVEAL_CONFIDENCE = 0.9
 #: ``Verdict.reason`` of a "nothing" verdict while a storm card the camera could not name surely
 #: waits for its slides to tell which it is (:meth:`ForbiddenDesertTracker.explain`)
 AWAITING_SLIDES = "awaiting_slides"
+#: an ``ask`` verdict's reason when only unsure readings show an action (:meth:`ForbiddenDesertTracker._doubted`)
+UNSURE_ACTION = "unsure_action"
 #: actions that show on the table (the others: water, peeks, reductions come from the tablet)
 VISIBLE_ACTIONS = ("move", "remove_sand", "excavate", "pick_up_part", "navigate", "end_turn")
 VISIBLE_CARDS = ("dune_blaster", "jet_pack")
@@ -261,7 +263,7 @@ def table_matches(model: ForbiddenDesertTable, state: State, observed: Observati
 
 
 __all__ = ["ForbiddenDesertTable", "ForbiddenDesertTracker", "corrections", "table_matches", "cell_name", "sand_level", "CARD", "CARD_CELL",
-           "AWAITING_SLIDES"]
+           "AWAITING_SLIDES", "UNSURE_ACTION"]
 
 
 class ForbiddenDesertTracker(Tracker):
@@ -300,8 +302,9 @@ class ForbiddenDesertTracker(Tracker):
         mat's white), leave the engine's state as it is and wait for the slides, saying so (a
         ``nothing`` verdict: no question while the slides can still decide). A question comes
         when they cannot: a reading that may be a card that moves no tile (Sun Beats Down,
-        Storm Picks Up), unless it names one such card and no other card
-        (:meth:`_named_alone`: committed), a second card laid before the first one's slides (unless the wait was
+        Storm Picks Up), unless it names one such card where a card is due and no other card
+        (:meth:`_named_alone`: committed), a second card laid before the first one's slides
+        (unless the wait was
         among winds and the card place now reads one of them surely), slides that fit no card or
         several. A card told by its slides keeps the table under watch (:meth:`_storm_card`).
         Known risk: players who pause partway through a stronger wind (the first of wind n 2's
@@ -335,11 +338,11 @@ class ForbiddenDesertTracker(Tracker):
             # misread sun or meter card). (An unsure reading of a place the gate did not see
             # change, as a whole-table read gives while a card told by its slides is watched,
             # says nothing new.)
-            cards = [c for c in dict.fromkeys((card.label, *card.alternatives)) if c in STORM_CARDS and c != shown]
-            if self._named_alone(card, cards):
+            if self._named_alone(card):
                 self.pending_cards = []
                 return self._storm_card(card.label, observed)
-            return self._await_slides(cards)
+            return self._await_slides([c for c in dict.fromkeys((card.label, *card.alternatives))
+                                       if c in STORM_CARDS and c != shown])
         if new and not waiting and sure:
             self.pending_cards = []
             return self._storm_card(card.label, observed)
@@ -369,7 +372,9 @@ class ForbiddenDesertTracker(Tracker):
                            corrections=fixes)
         verdict = super().explain(observed, changed)
         if verdict.kind == "nothing" and self.state.phase == "actions":
-            verdict = self._doubted(observed, changed) or verdict
+            doubted = self._doubted(observed, changed)
+            if doubted is not None:
+                return doubted
         if verdict.kind == "ask" and verdict.options:
             # moves that differ only in the equipment card drawn: a face read unsurely is asked
             # about first (with every card each face allows), else the card
@@ -421,8 +426,10 @@ class ForbiddenDesertTracker(Tracker):
         Returns
         -------
         Verdict or None
-            ``ask`` naming the cells read unsurely, with the actions that fit as options (at
-            most four, best first; nothing committed), or, when the best of them excavates,
+            ``ask`` with reason ``UNSURE_ACTION`` (never settled by the pawns a picture shows
+            standing, :meth:`~.live.LiveDesert.look_for_riders`: whether anything happened is
+            the question) naming the cells read unsurely, with the actions that fit as options
+            (at most four, best first; nothing committed), or, when the best of them excavates,
             :meth:`_unsure_reveal`'s question (which face, every one the reading leaves open);
             None when no such reading differs, or no legal action fits them (unsure noise:
             nothing happened)."""
@@ -438,12 +445,12 @@ class ForbiddenDesertTracker(Tracker):
             return None
         reveal = self._unsure_reveal(fits[0].events, observed, changed)
         if reveal is not None:
-            return reveal                            # an excavation: which face, with the cards each allows
+            return replace(reveal, reason=UNSURE_ACTION)   # an excavation: which face, with the cards each allows
         cells = sorted({self.model.cell_of(s) for s in doubt}, key=str)
         what = " or ".join("; then ".join(self.model.event_text(e) for e in fit.events) for fit in fits)
         return Verdict("ask", [], sorted(changed | set(cells), key=str),
                        f"I cannot read {', '.join(map(self.model.describe, cells))} clearly: was it {what}?",
-                       options=[list(fit.events) for fit in fits])
+                       options=[list(fit.events) for fit in fits], reason=UNSURE_ACTION)
 
     def _card_question(self, verdict: Verdict) -> Verdict:
         """A question whose options differ only in the equipment card an excavation drew (a
@@ -586,17 +593,21 @@ class ForbiddenDesertTracker(Tracker):
                 confirmed.append(card)
         return consistent, confirmed
 
-    def _named_alone(self, card: Reading, cards: list[str]) -> bool:
-        """Whether an unsure reading ``card`` of a card place the gate saw change names a storm
-        card that moves no tile (Sun Beats Down, Storm Picks Up; :meth:`_moves_tiles`) with no
-        other card among its alternatives (``cards``: the new cards it may be), at
-        ``MIN_CONFIDENCE`` or more. Its only rivals are then "no new card" (the place washed out by
-        glare, or the card shown before): a card was laid, and the camera names it; no slide
-        will come to say more, so it is committed rather than asked about (the card reader's
-        alternatives list every label at least ``CARD_RIVAL_P`` likely,
-        :func:`~..vision.detectors.desert_flat.card_reading`). Between two such cards, or a
-        reading under that confidence, the players are asked."""
-        return (cards == [card.label] and card.confidence >= MIN_CONFIDENCE
+    def _named_alone(self, card: Reading) -> bool:
+        """Whether an unsure reading ``card`` of a card place the gate saw change, where a card is
+        due (in the storm, or once the turn's actions are spent), names a storm card that moves
+        no tile (Sun Beats Down, Storm Picks Up; :meth:`_moves_tiles`), at ``MIN_CONFIDENCE`` or
+        more, with no card at all among its alternatives: not another card, nor the card shown
+        before (a second copy of it may have been laid). Its one rival is then "no card" (a
+        place a lamp's glare washed out), which a due card, laid where the place was seen to
+        change, is not; no slide will come to say more, so it is committed rather than asked
+        about. The card reader lists every label but the least likely ones, together under
+        ``CARD_RIVAL_P`` (:func:`~..vision.detectors.desert_flat.card_reading`). Between two
+        cards, under that confidence, or with actions left (the player may have ended the turn
+        early, or not), the players are asked."""
+        return (card.label in STORM_CARDS and card.confidence >= MIN_CONFIDENCE
+                and all(a == "none" for a in card.alternatives)
+                and (self.state.phase == "storm" or self.state.actions_left == 0)
                 and self._after_card(card.label) is not None and not self._moves_tiles(card.label))
 
     @staticmethod

@@ -22,7 +22,7 @@ from ..vision.motion import FAINT_CHANGE_BLOCKS, FAINT_RAW_BLOCKS, GateParams, S
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import UNEXPLAINED, Reading, Verdict
 from .desert_riders import carry_only, disputed_pawns, seen_present
-from .forbidden_desert import CARD_CELL, ForbiddenDesertTracker, colours_of
+from .forbidden_desert import CARD_CELL, UNSURE_ACTION, ForbiddenDesertTracker, colours_of
 
 #: after a storm card the whole table is read with the faces the engine now expects favoured
 #: by this many nats (:func:`expected_faces`, guarded as
@@ -161,7 +161,7 @@ class LiveDesert:
         verdict = self.tracker.explain(readings, cells)
         if verdict.kind == "ask" and verdict.reason == UNEXPLAINED and slots is not None:
             verdict = self.look_further(frame, out.track.homography, verdict, slots, cells)
-        if verdict.kind == "ask" and carry_only(verdict.options):
+        if verdict.kind == "ask" and verdict.reason != UNSURE_ACTION and carry_only(verdict.options):
             verdict = self.look_for_riders(frame, out.track.homography, verdict, cells)
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
             self.reference = (frame.copy(), out.track.homography, self._pawns())
@@ -180,7 +180,9 @@ class LiveDesert:
         the gate's threshold while its leaving is plain. Those cells' pawns are read against the
         reference like the others (:meth:`~..vision.detectors.forbidden_desert.FDDetector.read`),
         an arrival there kept as read, not cut down as :func:`leaving_only` cuts the cells the
-        gate saw unchanged, and the change is explained again.
+        gate saw unchanged, and the change is explained again, when exactly one of them reads a
+        pawn, surely (a pawn read on two, even unsurely, may be one pawn leaning into the crop
+        of the cell behind it).
 
         Parameters
         ----------
@@ -198,7 +200,8 @@ class LiveDesert:
         Returns
         -------
         Verdict
-            The commit the readings with those cells allow; else ``verdict`` unchanged (and
+            The commit the readings with those cells allow, or the question which pawn went
+            along (:meth:`look_for_riders` settles it next); else ``verdict`` unchanged (and
             nothing committed).
         """
         pawns = self._pawns()
@@ -210,10 +213,16 @@ class LiveDesert:
         readings = self.detector.read(frame, homography, self.camera_matrix, sorted(asked, key=str),
                                       self.reference, None)
         readings = leaving_only({s: r for s, r in readings.items() if s in asked}, pawns, wider)
-        if not any(r.sure and r.label for s, r in readings.items() if s[0] == "pawns" and tuple(s[1:]) in further):
-            return verdict                             # nothing read arriving there either
+        arriving = {key: readings[("pawns", *key)] for key in further
+                    if readings.get(("pawns", *key)) is not None and readings[("pawns", *key)].label}
+        if len(arriving) != 1 or not next(iter(arriving.values())).sure:
+            # nothing read arriving there either; or pawns on two of them, one of which may be a
+            # pawn's lean into the crop of the cell behind it: the question stands
+            return verdict
         again = self.tracker.explain(readings, wider)
-        return again if again.kind == "commit" else verdict
+        if again.kind == "commit" or (again.kind == "ask" and carry_only(again.options)):
+            return again
+        return verdict
 
     def look_for_riders(self, frame: np.ndarray, homography: np.ndarray, verdict: Verdict, cells: set) -> Verdict:
         """Settle a question about a rider (options that differ only in the pawn taken along:

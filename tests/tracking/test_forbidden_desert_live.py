@@ -492,3 +492,56 @@ def test_a_move_entered_after_the_camera_missed_it_becomes_the_reference_for_the
     frames = ([] if during_motion else reach) + still(game.apply(mid, second), 90)
     verdicts = [v for i, f in enumerate(frames, start=index) if (v := live.process(f, i, i / 30.0).verdict) is not None]
     assert [(v.kind, v.events) for v in verdicts] == [("commit", [second])], [(v.kind, v.message) for v in verdicts]
+
+
+def test_a_walk_whose_arrival_the_gate_missed_is_read_where_the_rules_let_the_pawn_go(detector):
+    """In a dim room a pawn set down may change its new cell too little for the motion gate,
+    while its leaving is plain (development stress games 8205 and 8813). Here the gate is made
+    blind to the arrival cell: the change alone fits no legal move, so the live loop reads the
+    pawns of the cells the rules let a pawn go to from there, finds the one it went to, and
+    commits the walk (issue 15)."""
+    from dataclasses import replace
+
+    from assistant.games import get_game
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.render.desert_script import scene_of
+    from assistant.vision.render.renderer import CameraSettings, Renderer
+
+    game = get_game("forbidden-desert")
+    layout, cam, _cell = _cell_geometry()
+    played = random_game(3, n_players=3, max_events=1)
+    drawn = played.states[0]
+    _setup, start, _truth, _physical = table_game(played)
+    seat = start.active
+    walk = next(ev for ev in game.legal_events(start) if ev.type == "move" and ev.actor == seat
+                and ev.get("carry") is None)
+    to = tuple(walk["to"])
+    renderer = Renderer(cam)
+    noisy = CameraSettings(noise_sigma=2.0, jpeg_quality=None)
+    frames = [renderer.render(scene_of(drawn, layout=layout), settings=noisy, seed=i + 1).image for i in range(14)]
+    hand = frames[-1].copy()
+    hand[100:440, 200:760] = (60, 90, 140)                        # an arm over the board
+    frames += [hand] * 3 + [renderer.render(scene_of(game.apply(drawn, walk), layout=layout), settings=noisy,
+                                            seed=50 + i).image for i in range(16)]
+    tracker = ForbiddenDesertTracker(game, start)
+    live = LiveDesert(detector, tracker, 30.0, cam.K)
+    seen = live.watcher.process
+    hidden = []
+
+    def blind(image, index, t):
+        out = seen(image, index, t)
+        event = out.gate.event if out.gate is not None else None
+        if event is not None and (to in event.changed or to in event.unsure):
+            hidden.append(to)
+            event = replace(event, changed=[c for c in event.changed if c != to],
+                            unsure=[c for c in event.unsure if c != to])
+            out = replace(out, gate=replace(out.gate, event=event))
+        return out
+
+    live.watcher.process = blind
+    verdicts = [v for i, f in enumerate(frames) if (v := live.process(f, i, i / 30.0).verdict) is not None]
+    assert hidden, "the gate never saw the arrival cell change: nothing was hidden from it"
+    assert [(v.kind, v.events) for v in verdicts] == [("commit", [walk])], [(v.kind, v.message) for v in verdicts]
+    assert game.summary(tracker.state) == game.summary(game.apply(start, walk))

@@ -13,7 +13,7 @@ from assistant.games.forbidden_desert import legal
 from assistant.games.forbidden_desert.components import ALL_CELLS
 from assistant.tracking.base import Reading, diff_cells
 from assistant.tracking.forbidden_desert import (AWAITING_SLIDES, CARD_CELL, REVEAL_CONFIDENCE, ForbiddenDesertTable,
-                                                 ForbiddenDesertTracker)
+                                                 UNSURE_ACTION, ForbiddenDesertTracker)
 
 GAME = get_game("forbidden-desert")
 MODEL = ForbiddenDesertTable()
@@ -246,25 +246,30 @@ def test_an_unsure_card_the_table_cannot_tell_stays_a_question():
     assert tracker.explain(table(s0), [(2, 2)]).kind != "commit" and tracker.state is s0
 
 
-@pytest.mark.parametrize("rivals", [("none",), ("none", "wind_n_1"), ("none", "storm_picks_up")])
+@pytest.mark.parametrize("rivals", [("none",), ("none", "wind_n_1"), ("none", "storm_picks_up"), ("wind_e_1",)])
 def test_an_unsure_card_that_moves_no_tile_is_committed_when_no_other_card_is_close(rivals):
-    """Glare washes the card place: the camera reads Sun Beats Down at 0.73, its only rival
-    "no card" (a dev stress game's storm). The gate saw the place change, so a card was laid,
-    and no slide can say more: it is committed. With another card among the reading's rivals
-    (a wind, or the other card that moves no tile), the players are asked instead."""
-    s0 = start()
-    tracker = ForbiddenDesertTracker(GAME, s0)
-    observed = table(s0)
+    """Glare washes the card place in the storm: the camera reads Sun Beats Down at 0.73, its
+    only rival "no card" (a development stress game). A card is due and the gate saw the place
+    change, so a card was laid, and no slide can say more: it is committed. With a card among
+    the reading's rivals (a wind, the other card that moves no tile, or the wind showing: a
+    second copy may have been laid) the players are asked instead; and so they are with the
+    turn's actions left (the player may not have ended the turn), or under MIN_CONFIDENCE."""
+    tracker, s1 = in_the_storm()
+    observed = table(s1)
     observed[("card",)] = Reading("sun_beats_down", 0.73, 1.0, rivals)
     verdict = tracker.explain(observed, [CARD_CELL])
     if rivals == ("none",):
-        assert verdict.kind == "commit" and verdict.events[-1] == Event.make("storm", "storm_card", card="sun_beats_down")
+        assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="sun_beats_down")]
         assert tracker.awaiting is None and not tracker.pending_cards
     else:
-        assert verdict.kind in ("ask", "nothing") and tracker.state is s0, verdict.message
+        assert verdict.kind == "ask" and tracker.state is s1, verdict.message
     unsure = Reading("sun_beats_down", 0.55, 0.3, ("none",))
-    fresh = ForbiddenDesertTracker(GAME, s0)
-    assert fresh.explain({**table(s0), ("card",): unsure}, [CARD_CELL]).kind == "ask" and fresh.state is s0
+    _tracker, s1 = in_the_storm()
+    assert _tracker.explain({**table(s1), ("card",): unsure}, [CARD_CELL]).kind == "ask" and _tracker.state is s1
+    s0 = start()
+    early = ForbiddenDesertTracker(GAME, s0)
+    assert early.explain({**table(s0), ("card",): Reading("sun_beats_down", 0.73, 1.0, ("none",))},
+                         [CARD_CELL]).kind == "ask" and early.state is s0
 
 
 def in_the_storm():
@@ -728,10 +733,11 @@ def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed(
 
 
 def test_an_action_read_only_unsurely_is_a_question_not_nothing():
-    """In a dim room the crash site just excavated reads its face at 0.48 (a development stress
-    game): no sure reading differs from the table before, which used to pass as "nothing" and
-    lose the excavation for good. The unsure face is not the back the engine holds, and an
-    excavation there would explain it: the players are asked, nothing committed. Sand read
+    """In a dim room a tile just excavated reads its face at 0.48 (as the crash site did in a
+    development stress game): no sure reading differs from the table before, which used to pass
+    as "nothing" and lose the excavation for good. The unsure face is not the back the engine
+    holds, and an excavation there would explain it: the players are asked which face it shows,
+    nothing committed. Sand read
     unsurely as a level no action makes (more sand in the actions phase) is noise: nothing."""
     first = start()
     s0, dig = next((after, ev) for step in GAME.legal_events(first) if step.type == "move"
@@ -745,7 +751,7 @@ def test_an_action_read_only_unsurely_is_a_question_not_nothing():
     verdict = tracker.explain(observed, changed)
     assert verdict.kind == "ask" and tracker.state is s0, verdict.message
     assert any(ev.type == "excavate" for option in verdict.options for ev in option)
-    assert here in verdict.cells and "excavated" in verdict.message
+    assert here in verdict.cells and "excavated" in verdict.message and verdict.reason == UNSURE_ACTION
     quiet = table(s0)
     sand = ("sand", *here)
     assert quiet[sand].label == "none"                     # a tile is excavated clear of sand

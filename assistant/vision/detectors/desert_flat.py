@@ -92,9 +92,8 @@ CARD_NONE_LEVEL, CARD_NONE_SPREAD = 0.55, 0.04
 #: card median 0, 95th percentile 0.21, at most 0.34 (a card the glare washed out, read "none")):
 #: set by judgement between the two, not tuned
 CARD_BARE_FULL, CARD_BARE_HALF_MM = 0.6, 25.0
-#: :func:`card_reading`: every label of the card place at least this likely is among a reading's
-#: alternatives (after the runner-up), so that a tracker told "one card, or none" knows no other
-#: card was close
+#: :func:`card_reading`: the labels a reading's alternatives leave out are together less likely
+#: than this, so that a tracker told "one card, or none" knows no other card was close
 CARD_RIVAL_P = 0.01
 #: :func:`card_posterior`: the least share of bare mat its odds of "no card" are scaled by (a
 #: place nothing of the mat shows in still leaves "no card" 1 in 30 of its odds from the scores)
@@ -1085,7 +1084,8 @@ def card_reading(scored: tuple) -> FlatReading:
     development stress stills 6300-6399: the three cards read "none" at 1.0 had 0.79-1.0 of
     their values clipped; of the 17 places with no card, 12 had none clipped and five 0.33-1.0,
     where the exposure clipped the white mat itself). Its alternatives are the runner-up, then
-    every other label at least ``CARD_RIVAL_P`` likely, most likely first.
+    the other labels, most likely first, until those left out are together less likely than
+    ``CARD_RIVAL_P``.
 
     Raises
     ------
@@ -1099,8 +1099,10 @@ def card_reading(scored: tuple) -> FlatReading:
         r = replace(r, confidence=min(r.confidence, own.confidence), margin=min(r.margin, own.margin))
     else:
         r = replace(r, confidence=min(r.confidence, alone.get(r.label, 0.0)), margin=0.0)
-    rivals = tuple(label for label, p in sorted(post.items(), key=lambda kv: -kv[1])
-                   if p >= CARD_RIVAL_P and label != r.label and label not in r.alternatives)
+    others = sorted(((p, label) for label, p in post.items() if label != r.label), reverse=True)
+    left = [sum(p for p, _ in others[i:]) for i in range(len(others))]    # this label's and every less likely one's
+    rivals = tuple(label for (_p, label), rest in zip(others, left) if rest >= CARD_RIVAL_P
+                   and label not in r.alternatives)
     r = replace(r, alternatives=r.alternatives + rivals)
     cap = 0.5 + 0.5 * min(1.0, max(bare, 0.0) / CARD_BARE_FULL, 1.0 - min(max(clipped, 0.0), 1.0))
     if r.label != "none" or r.confidence <= cap:
