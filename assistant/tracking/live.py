@@ -18,7 +18,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..vision.motion import FAINT_CHANGE_BLOCKS, FAINT_RAW_BLOCKS, GateParams, StillMean
+from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams, StillMean
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import UNEXPLAINED, Reading, Verdict
 from .desert_riders import carry_only, disputed_pawns, seen_present
@@ -66,8 +66,7 @@ class LiveDesert:
         # pawns stand: a pale one on a pale tile changes only a few blocks of the gate's view; and
         # the detector reads them from the mean of the still frames: the gate waits for STILL_FRAMES
         self.watcher = BoardWatcher(detector.layout, fps, undistort=undistort,
-                                    params=GateParams(faint_blocks=FAINT_CHANGE_BLOCKS, faint_raw_blocks=FAINT_RAW_BLOCKS,
-                                                      still_frames=STILL_FRAMES))
+                                    params=GateParams(faint_blocks=FAINT_CHANGE_BLOCKS, still_frames=STILL_FRAMES))
         self.camera_matrix = np.asarray(camera_matrix, np.float64)
         self.undistort = undistort
         self.reference: tuple | None = None

@@ -52,11 +52,6 @@ MIN_CHANGE_BLOCKS = 6      #: changed blocks (5 mm) that make a cell changed: 15
 #: a white pawn stepping onto a pale sky changes little more than this from above; 2 blocks is
 #: half of the smallest blob the opening keeps
 FAINT_CHANGE_BLOCKS = 2
-#: raw changed blocks (before the opening) that make a cell unsure in those games
-#: (``GateParams.faint_raw_blocks``): in a dim room a white pawn stepping between pale tiles
-#: changed 3-6 blocks of each cell, too scattered for the opening to keep one (a development
-#: stress game, 8813); sensor noise, rarer than that in one cell, leaves at most a read
-FAINT_RAW_BLOCKS = 4
 VISIBLE_SHARE = 0.2        #: a block counts as in view when this share of its pixels is
 #: a cell with less than this share of its blocks in view is unsure when anything changed in it;
 #: with more, it is read from its part in view
@@ -101,9 +96,6 @@ class GateParams:
         A cell with at least this many changed blocks, but fewer than ``MIN_CHANGE_BLOCKS``,
         is reported as unsure (0: never). For games with standing pieces, whose colour may be
         close to the tile's (``FAINT_CHANGE_BLOCKS``); flat tiles and discs change enough.
-    faint_raw_blocks : int
-        ... or with at least this many blocks changed before the opening drops blobs too small
-        to keep (0: never; ``FAINT_RAW_BLOCKS``).
     light_window_cells : float or None
         Neighbourhood of the local light in cells (``None``: :data:`~.change.LIGHT_WINDOW_MM`,
         150 mat units: about two cells of a real mat, five of a bare grid located in a picture).
@@ -119,7 +111,6 @@ class GateParams:
     new_detail: float = 0.6
     recheck_seconds: float = 2.0
     faint_blocks: int = 0
-    faint_raw_blocks: int = 0
     light_window_cells: float | None = None
 
 
@@ -434,8 +425,7 @@ class MotionGate:
             elif share < PARTIAL_CELL_SHARE and n_raw >= max(2.0, MIN_CHANGE_BLOCKS * share):
                 state = "unsure"
             elif np.count_nonzero(glare[rows, cols]) >= MIN_CHANGE_BLOCKS or (
-                    p.faint_blocks and n_plain >= p.faint_blocks) or (
-                    p.faint_raw_blocks and np.count_nonzero(raw[rows, cols]) >= p.faint_raw_blocks):
+                    p.faint_blocks and n_plain >= p.faint_blocks):
                 state = "unsure"
             else:
                 state = "same"
