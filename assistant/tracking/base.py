@@ -42,8 +42,6 @@ COMMIT_BELOW = 0.5
 #: a reading below this confidence, or with a margin below MIN_MARGIN, does not decide anything
 MIN_CONFIDENCE = 0.6
 MIN_MARGIN = 0.5
-#: an ``ask`` verdict's reason when no legal event explains the change (:meth:`Tracker.explain`)
-UNEXPLAINED = "unexplained"
 
 
 @dataclass(frozen=True)
@@ -170,8 +168,7 @@ class Verdict:
     reason : str or None
         An ``illegal`` verdict's rules code; on ``nothing``, why nothing was committed yet
         when that is worth telling the table (a game's own constants, e.g. Forbidden Desert's
-        ``AWAITING_SLIDES``, Scout Pennant's ``PARTIAL_MOVE``); on ``ask``, ``UNEXPLAINED``
-        when no legal event explains the change; None otherwise.
+        ``AWAITING_SLIDES``, Scout Pennant's ``PARTIAL_MOVE``); None otherwise.
     options : list of list of Event
         The explanations the players must choose between (``ask``).
     corrections : list of str
@@ -309,19 +306,6 @@ class Tracker:
         self.log.append(event)
         return Verdict("commit", [event], [], "Entered on the tablet.")
 
-    def reach(self, cells: Iterable[Cell]) -> set[Cell]:
-        """The other cells that one visible legal event from the committed state changes together
-        with any of ``cells``: where a pawn that left one of them may have gone, or come from
-        (:meth:`TableModel.visible_events`, :meth:`TableModel.touched`). Returns a set of cells,
-        none of ``cells``; empty when the game is over or no event touches them."""
-        cells = set(cells)
-        out: set = set()
-        for ev in self.model.visible_events(self.state):
-            touched = self.model.touched(self.state, ev, self.game)
-            if touched & cells:
-                out |= touched
-        return out - cells
-
     def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
         """Explain one stable change from the readings of its cells, and commit when sure.
 
@@ -350,10 +334,9 @@ class Tracker:
                     return Verdict("illegal", [guess], sorted(changed, key=str), refusal.message, refusal.reason)
             if unsure:
                 return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} "
-                                                  "clearly: please check those cells.", reason=UNEXPLAINED)
+                                                  "clearly: please check those cells.")
             return Verdict("ask", [], sorted(changed, key=str),
-                           f"No legal move explains the change at {names}: please put it back or enter the move.",
-                           reason=UNEXPLAINED)
+                           f"No legal move explains the change at {names}: please put it back or enter the move.")
         found.sort(key=lambda e: (e.mismatches, len(e.events)))
         best = found[0]                              # the closest fit, then the fewest events
         if best.mismatches >= 1:                     # nothing legal fits: an illegal move the readings name?

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams, StillMean
 from ..vision.pipeline import BoardWatcher, WatchOutput
-from .base import UNEXPLAINED, Reading, Verdict
+from .base import Reading, Verdict
 from .desert_riders import carry_only, disputed_pawns, seen_present
 from .forbidden_desert import CARD_CELL, UNSURE_ACTION, ForbiddenDesertTracker, colours_of
 
@@ -158,8 +158,6 @@ class LiveDesert:
             asked = set(slots)
             readings = leaving_only({s: r for s, r in readings.items() if s in asked}, pawns, cells)
         verdict = self.tracker.explain(readings, cells)
-        if verdict.kind == "ask" and verdict.reason == UNEXPLAINED and slots is not None:
-            verdict = self.look_further(frame, out.track.homography, verdict, slots, cells)
         if verdict.kind == "ask" and verdict.reason != UNSURE_ACTION and carry_only(verdict.options):
             verdict = self.look_for_riders(frame, out.track.homography, verdict, cells)
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
@@ -170,58 +168,6 @@ class LiveDesert:
         else:
             self.pending = cells - {CARD_CELL}
         return Step(out, verdict, sorted(cells, key=str))
-
-    def look_further(self, frame: np.ndarray, homography: np.ndarray, verdict: Verdict, slots: list,
-                     cells: set) -> Verdict:
-        """Settle a change no legal event explains by reading the pawns where the rules say a
-        piece from the changed cells may have gone (:meth:`~.base.Tracker.reach`), though the
-        gate saw no change there: a pawn set down in a dim room can change a cell by less than
-        the gate's threshold while its leaving is plain. Those cells' pawns are read against the
-        reference like the others (:meth:`~..vision.detectors.forbidden_desert.FDDetector.read`),
-        an arrival there kept as read, not cut down as :func:`leaving_only` cuts the cells the
-        gate saw unchanged, and the change is explained again, when exactly one of them reads a
-        pawn, surely (a pawn read on two, even unsurely, may be one pawn leaning into the crop
-        of the cell behind it).
-
-        Parameters
-        ----------
-        frame : (H, W, 3) uint8
-            The still picture after the change (BGR, undistorted).
-        homography : (3, 3)
-            Mat mm -> frame px.
-        verdict : Verdict
-            The tracker's ``ask`` with reason ``UNEXPLAINED``.
-        slots : list of slots
-            The slots read for the change.
-        cells : set
-            The cells of the change.
-
-        Returns
-        -------
-        Verdict
-            The commit the readings with those cells allow, or the question which pawn went
-            along (:meth:`look_for_riders` settles it next); else ``verdict`` unchanged (and
-            nothing committed).
-        """
-        pawns = self._pawns()
-        further = self.tracker.reach(cells) - {key for key, held in pawns.items() if held}
-        if not further:
-            return verdict
-        wider = cells | further
-        asked = set(slots) | {("pawns", *key) for key in further}
-        readings = self.detector.read(frame, homography, self.camera_matrix, sorted(asked, key=str),
-                                      self.reference, None)
-        readings = leaving_only({s: r for s, r in readings.items() if s in asked}, pawns, wider)
-        arriving = {key: readings[("pawns", *key)] for key in further
-                    if readings.get(("pawns", *key)) is not None and readings[("pawns", *key)].label}
-        if len(arriving) != 1 or not next(iter(arriving.values())).sure:
-            # nothing read arriving there either; or pawns on two of them, one of which may be a
-            # pawn's lean into the crop of the cell behind it: the question stands
-            return verdict
-        again = self.tracker.explain(readings, wider)
-        if again.kind == "commit" or (again.kind == "ask" and carry_only(again.options)):
-            return again
-        return verdict
 
     def look_for_riders(self, frame: np.ndarray, homography: np.ndarray, verdict: Verdict, cells: set) -> Verdict:
         """Settle a question about a rider (options that differ only in the pawn taken along:
