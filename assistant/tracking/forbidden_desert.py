@@ -429,7 +429,8 @@ class ForbiddenDesertTracker(Tracker):
             ``ask`` with reason ``UNSURE_ACTION`` (never settled by the pawns a picture shows
             standing, :meth:`~.live.LiveDesert.look_for_riders`: whether anything happened is
             the question) naming the cells read unsurely, with the actions that fit as options
-            (at most four, best first; nothing committed), or, when the best of them excavates,
+            (the shortest, at most four, best first; nothing committed), or, when the best of
+            them excavates,
             :meth:`_unsure_reveal`'s question (which face, every one the reading leaves open);
             None when no such reading differs, or no legal action fits them (unsure noise:
             nothing happened)."""
@@ -440,9 +441,11 @@ class ForbiddenDesertTracker(Tracker):
             return None
         taken = {**observed, **{s: Reading(r.label, 1.0, 10.0, r.alternatives) for s, r in doubt.items()}}
         fits = [e for e in search(self.game, self.model, self.state, taken, changed, self.max_depth, self.beam)
-                if e.mismatches < COMMIT_BELOW][:4]
+                if e.mismatches < COMMIT_BELOW]
         if not fits:
             return None
+        # the shortest only: a detour that ends the same (there and back, then excavate) is no news
+        fits = [e for e in fits if len(e.events) == min(len(f.events) for f in fits)][:4]
         reveal = self._unsure_reveal(fits[0].events, observed, changed)
         if reveal is not None:
             return replace(reveal, reason=UNSURE_ACTION)   # an excavation: which face, with the cards each allows
