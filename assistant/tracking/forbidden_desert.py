@@ -304,9 +304,8 @@ class ForbiddenDesertTracker(Tracker):
         when they cannot: a reading that may be a card that moves no tile (Sun Beats Down,
         Storm Picks Up), unless it names one such card where a card is due and no other card
         (:meth:`_named_alone`: committed), a second card laid before the first one's slides
-        (unless the wait was
-        among winds and the card place now reads one of them surely), slides that fit no card or
-        several. A card told by its slides keeps the table under watch (:meth:`_storm_card`).
+        (unless the wait was among winds and the card place now reads one of them surely),
+        slides that fit no card or several. A card told by its slides keeps the table under watch (:meth:`_storm_card`).
         Known risk: players who pause partway through a stronger wind (the first of wind n 2's
         two slides) show the table wind n 1 leaves, and that card is committed; the next slide
         is then asked about as a correction, never taken for another card.
@@ -430,10 +429,9 @@ class ForbiddenDesertTracker(Tracker):
             standing, :meth:`~.live.LiveDesert.look_for_riders`: whether anything happened is
             the question) naming the cells read unsurely, with the actions that fit as options
             (the shortest, at most four, best first; nothing committed), or, when the best of
-            them excavates,
-            :meth:`_unsure_reveal`'s question (which face, every one the reading leaves open);
-            None when no such reading differs, or no legal action fits them (unsure noise:
-            nothing happened)."""
+            them excavates, :meth:`_unsure_reveal`'s question (which face, every one the reading
+            leaves open); None when no such reading differs, or no legal action fits them
+            (unsure noise: nothing happened)."""
         before = self.model.expected(self.state)
         doubt = {s: r for s, r in observed.items() if s[0] in ("face", "sand", "parts") and not r.sure
                  and self.model.cell_of(s) in changed and r.label != before.get(s)}
