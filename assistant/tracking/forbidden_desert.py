@@ -443,7 +443,8 @@ class ForbiddenDesertTracker(Tracker):
         if not fits:
             return None
         # the shortest only: a detour that ends the same (there and back, then excavate) is no news
-        fits = [e for e in fits if len(e.events) == min(len(f.events) for f in fits)][:4]
+        shortest = min(len(f.events) for f in fits)
+        fits = [e for e in fits if len(e.events) == shortest][:4]
         reveal = self._unsure_reveal(fits[0].events, observed, changed)
         if reveal is not None:
             return replace(reveal, reason=UNSURE_ACTION)   # an excavation: which face, with the cards each allows

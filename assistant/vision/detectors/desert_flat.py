@@ -45,6 +45,7 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import dataclass, field, replace
+from itertools import accumulate
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -1100,7 +1101,7 @@ def card_reading(scored: tuple) -> FlatReading:
     else:
         r = replace(r, confidence=min(r.confidence, alone.get(r.label, 0.0)), margin=0.0)
     others = sorted(((p, label) for label, p in post.items() if label != r.label), reverse=True)
-    left = [sum(p for p, _ in others[i:]) for i in range(len(others))]    # this label's and every less likely one's
+    left = list(accumulate(p for p, _ in reversed(others)))[::-1]   # this label's and every less likely one's
     rivals = tuple(label for (_p, label), rest in zip(others, left) if rest >= CARD_RIVAL_P
                    and label not in r.alternatives)
     r = replace(r, alternatives=r.alternatives + rivals)
