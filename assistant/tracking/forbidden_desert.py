@@ -315,6 +315,13 @@ class ForbiddenDesertTracker(Tracker):
         storm leaves a cell as it was, a cell that never was in ``changed`` is not judged
         (:attr:`storm_seen`, :func:`corrections`)."""
         changed = set(changed)
+        place = None
+        if CARD in observed and CARD_CELL not in changed and not self.wants_whole_table:
+            # the card place read where the gate saw no change of it (:attr:`card_due`): a card
+            # laid on one that looks alike may change it too little. That reading only narrows
+            # the cards the slides may tell (:meth:`_told_by_cells`); it commits nothing itself
+            place = observed[CARD]
+            observed = {s: r for s, r in observed.items() if s != CARD}
         card = observed.get(CARD)
         shown = self.model.expected(self.state)[CARD]
         if self._pending_for is not self.state:
@@ -346,7 +353,7 @@ class ForbiddenDesertTracker(Tracker):
             self.pending_cards = []
             return self._storm_card(card.label, observed)
         if (card is not None and CARD_CELL in changed and not new and not self._card_sure(card)
-                and (self.state.phase == "storm" or self.state.actions_left == 0)
+                and self.card_due
                 and (due := self._allowed_cards())):
             # the card place changed where a card is due, and the camera cannot say which
             return self._await_slides(due, unread=True)
@@ -389,7 +396,7 @@ class ForbiddenDesertTracker(Tracker):
             if held:
                 names = " or ".join(c.replace("_", " ").title() for c in held)
                 verdict = replace(verdict, message=f"{verdict.message} If a {names} was played, enter it on the tablet.")
-        if verdict.kind in ("ask", "illegal") and self.state.phase == "storm" and shown in STORM_CARDS:
+        if verdict.kind in ("ask", "illegal") and self.card_due and shown in STORM_CARDS:
             # in the storm only storm cards change the table: a second card with the face of the
             # one showing covers it without a visible change of the card place, and a card the
             # camera cannot read (a lamp's glare on the place) leaves none. When the change is
@@ -409,6 +416,9 @@ class ForbiddenDesertTracker(Tracker):
             if confirmed:
                 self.pending_cards, self._pending_for = consistent, self.state
                 return self._which_card(sorted(changed, key=str))
+            told = self._told_by_cells(self._place_cards(place), observed, place)
+            if told is not None:
+                return self._storm_card(told, observed, by_slides=True)
             return Verdict("ask", [], sorted(changed, key=str),
                            f"Was another {shown.replace('_', ' ')} card drawn?",
                            options=[[Event.make("storm", "storm_card", card=shown)]])
@@ -551,6 +561,12 @@ class ForbiddenDesertTracker(Tracker):
         return None
 
     @property
+    def card_due(self) -> bool:
+        """Whether a storm card may be laid now: in the storm, or once the turn's actions are
+        spent (the ``end_turn`` is then implied, :meth:`_after_card`)."""
+        return self.state.phase == "storm" or self.state.actions_left == 0
+
+    @property
     def wants_whole_table(self) -> bool:
         """Whether the next change should be read across the whole table: a storm card was
         committed and its slides are being checked, or an unsure card waits to be told apart
@@ -564,10 +580,14 @@ class ForbiddenDesertTracker(Tracker):
         different tiles; :meth:`_cards_fitting`); None otherwise (the players are still
         sliding, a reading that would tell is unsure, or they are asked)."""
         consistent, confirmed = self._cards_fitting(self.pending_cards, observed)
-        if len(consistent) != 1 or confirmed != consistent:
-            return None
+        if len(consistent) == 1 and confirmed == consistent:
+            chosen = confirmed[0]
+        else:
+            chosen = self._told_by_cells(self.pending_cards, observed)
+            if chosen is None:
+                return None
         self.pending_cards = []
-        return self._storm_card(confirmed[0], observed, by_slides=True)
+        return self._storm_card(chosen, observed, by_slides=True)
 
     def _cards_fitting(self, cards: Iterable[str], observed: Observation) -> tuple[list[str], list[str]]:
         """Which storm cards of ``cards``, drawn now, the table may show, judged on the sure
@@ -595,6 +615,74 @@ class ForbiddenDesertTracker(Tracker):
                 confirmed.append(card)
         return consistent, confirmed
 
+    def _told_by_cells(self, cards: Sequence[str], observed: Observation, place: Reading | None = None) -> str | None:
+        """The one storm card of ``cards`` that the cells the camera saw change tell, though
+        the readings that would confirm it slot by slot are unsure (in a dim room the storm's
+        new, empty cell often reads at 0.3-0.6; :meth:`_cards_fitting` then confirms no card).
+
+        A wind moves the storm along a line: the cells whose look it changes (the storm's old
+        and new cell, every slid tile whose face or sand differs from what lay there) must all
+        be among the cells seen changing (:attr:`storm_seen`), and those seen must lie on its
+        chain (a tile that looks like the one it replaced may still carry a pawn along). The
+        card also needs evidence of its own: a sure face, sand or parts reading on its chain
+        that shows what it changed there, or the card place (``place``, read though the gate
+        saw no change of it) naming it best. No sure reading of those kinds on a cell seen
+        changing may contradict it (a cell not seen still shows what it showed).
+
+        Returns None, and the players are asked as before, unless exactly one card fits and no
+        other card of ``cards`` may be partway: a stronger wind of the same direction whose
+        chain holds every cell seen is what players pausing after its first slides show, and
+        the cells cannot tell the two apart. Winds blocked at the board's edge that end alike
+        both fit: None.
+
+        Parameters
+        ----------
+        cards : sequence of str
+            Storm card ids the card may be (:attr:`pending_cards`, or :meth:`_place_cards`).
+        observed : dict slot -> Reading
+            The readings of the change (pawns are not judged: they ride their tiles).
+        place : Reading, optional
+            The card place's reading, when it was read though the gate saw no change there.
+        """
+        seen = self.storm_seen - {CARD_CELL}
+        before = self.model.expected(self.state)
+        sure = {s: r for s, r in observed.items() if s[0] in ("face", "sand", "parts") and r.sure}
+        fits, partway = [], []
+        for card in cards:
+            after = self._after_card(card)
+            if after is None:
+                continue
+            want = self.model.expected(after)
+            looks = {self.model.cell_of(s) for s in want
+                     if s[0] in ("face", "sand", "parts") and want[s] != before.get(s)}
+            chain = looks | {cell for cell in ALL_CELLS if after.slot_at(cell) != self.state.slot_at(cell)}
+            if not looks or not seen <= chain:
+                continue
+            if not looks <= seen:
+                # its far cells not (yet) seen: the table may show its first slides only (what is
+                # read there now is the table partway, not a contradiction)
+                partway.append(card)
+                continue
+            if any(want.get(s) != r.label for s, r in sure.items() if self.model.cell_of(s) in seen):
+                continue
+            shows = any(want[s] != before.get(s) and self.model.cell_of(s) in chain for s in sure)
+            if shows or (place is not None and place.label == card):
+                fits.append(card)
+        if len(fits) != 1 or partway:
+            return None
+        return fits[0]
+
+    def _place_cards(self, place: Reading | None) -> list[str]:
+        """The storm cards the rules accept drawn now (:meth:`_allowed_cards`) that a reading of
+        the card place the gate saw no change of leaves open: its label when sure, else its
+        label and alternatives; every allowed card when it names none of them (no reading, or
+        a place washed out by glare)."""
+        allowed = self._allowed_cards()
+        if place is None:
+            return allowed
+        named = [place.label] if self._card_sure(place) else [place.label, *place.alternatives]
+        return [c for c in allowed if c in named] or allowed
+
     def _named_alone(self, card: Reading) -> bool:
         """Whether an unsure reading ``card`` of a card place the gate saw change, where a card is
         due (in the storm, or once the turn's actions are spent), names a storm card that moves
@@ -609,7 +697,7 @@ class ForbiddenDesertTracker(Tracker):
         early, or not), the players are asked."""
         return (card.label in STORM_CARDS and card.confidence >= MIN_CONFIDENCE
                 and all(a == "none" for a in card.alternatives)
-                and (self.state.phase == "storm" or self.state.actions_left == 0)
+                and self.card_due
                 and self._after_card(card.label) is not None and not self._moves_tiles(card.label))
 
     @staticmethod

@@ -22,7 +22,7 @@ from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams, StillMean
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import Reading, Verdict
 from .desert_riders import carry_only, disputed_pawns, seen_present
-from .forbidden_desert import CARD_CELL, UNSURE_ACTION, ForbiddenDesertTracker, colours_of
+from .forbidden_desert import CARD, CARD_CELL, UNSURE_ACTION, ForbiddenDesertTracker, colours_of
 
 #: after a storm card the whole table is read with the faces the engine now expects favoured
 #: by this many nats (:func:`expected_faces`, guarded as
@@ -151,6 +151,10 @@ class LiveDesert:
             pawns = self._pawns()
             slots = self.tracker.model.slots(cells)
             slots += [("pawns", *key) for key, held in sorted(pawns.items()) if held and key not in cells]
+            if self.tracker.card_due and CARD_CELL not in cells:
+                # a storm card laid on one that looks alike may change the card place too little
+                # for the gate: its reading narrows the cards the slides may tell
+                slots.append(CARD)
         readings = self.detector.read(frame, out.track.homography, self.camera_matrix, slots, self.reference, prior)
         if slots is not None:
             # the detector reads whole cells: of a cell read only for its pawns, the face, sand and

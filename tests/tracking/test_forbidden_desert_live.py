@@ -492,3 +492,64 @@ def test_a_move_entered_after_the_camera_missed_it_becomes_the_reference_for_the
     frames = ([] if during_motion else reach) + still(game.apply(mid, second), 90)
     verdicts = [v for i, f in enumerate(frames, start=index) if (v := live.process(f, i, i / 30.0).verdict) is not None]
     assert [(v.kind, v.events) for v in verdicts] == [("commit", [second])], [(v.kind, v.message) for v in verdicts]
+
+
+def test_in_the_storm_the_card_place_is_read_with_every_change(detector):
+    """A second wind card with the face of the one showing is laid and its tiles slid: the card
+    place looks as it did, so the gate reports the slides only. Where a card is due the live
+    loop reads the card place as well, and the tracker is told the card it shows."""
+    from assistant.games import get_game
+    from assistant.games.base import Event
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.forbidden_desert import CARD_CELL, ForbiddenDesertTracker
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.render.desert_script import scene_of
+    from assistant.vision.render.renderer import CameraSettings, Renderer
+
+    game = get_game("forbidden-desert")
+    layout, cam, _cell = _cell_geometry()
+    played = random_game(5, n_players=3, max_events=1)
+    _setup, start, _truth, _physical = table_game(played)
+    probe = ForbiddenDesertTracker(game, start)
+    wind = next(c for c in ("wind_n_1", "wind_s_1", "wind_e_1", "wind_w_1") if probe._moves_tiles(c))
+    storm = [Event.make(start.active, "end_turn"), Event.make("storm", "storm_card", card=wind)]
+    again = Event.make("storm", "storm_card", card=wind)
+
+    def after(state, *events):
+        for ev in events:
+            state = game.apply(state, ev)
+            assert state, state
+        return state
+
+    s1 = after(start, *storm)
+    assert s1.phase == "storm"
+
+    def shown(state):
+        """The table of ``state``, every tile named (to draw it; the tracker knows their backs)."""
+        out = state.copy()
+        out.ident = list(played.states[0].ident)
+        return out
+
+    shown1, shown2 = shown(s1), shown(after(s1, again))
+    renderer = Renderer(cam)
+    noisy = CameraSettings(noise_sigma=2.0, jpeg_quality=None)
+    frames = [renderer.render(scene_of(shown1, layout=layout), settings=noisy, seed=i + 1).image for i in range(14)]
+    hand = frames[-1].copy()
+    hand[100:440, 200:760] = (60, 90, 140)                        # an arm over the board
+    frames += [hand] * 3 + [renderer.render(scene_of(shown2, layout=layout), settings=noisy, seed=50 + i).image
+                            for i in range(16)]
+    told = []
+
+    class Told(ForbiddenDesertTracker):
+        def explain(self, observed, changed):
+            told.append((dict(observed), set(changed)))
+            return super().explain(observed, changed)
+
+    tracker = Told(game, s1)
+    live = LiveDesert(detector, tracker, 30.0, cam.K)
+    for i, f in enumerate(frames):
+        live.process(f, i, i / 30.0)
+    assert told, "the slides were not seen"
+    observed, changed = told[0]
+    assert CARD_CELL not in changed and observed[("card",)].label == wind
+    assert tracker.log[-1] == Event.make("storm", "storm_card", card=wind)

@@ -300,9 +300,12 @@ def test_a_storm_card_the_camera_cannot_read_is_told_by_its_slides():
     assert summary(tracker.state) == summary(s2) and not verdict.corrections and not tracker.pending_cards
 
 
-def test_an_unsure_reading_of_the_cell_that_tells_two_winds_apart_decides_nothing():
+@pytest.mark.parametrize("far_cell_seen", [False, True])
+def test_an_unsure_reading_of_the_cell_that_tells_two_winds_apart_decides_nothing(far_cell_seen):
     """Wind n 1 or wind n 2, and the cell only wind n 2 would change is read unsure: the slides
-    read surely fit wind n 1, but wind n 2 is not ruled out, so nothing is committed."""
+    read surely fit wind n 1, but wind n 2 is not ruled out (the players may not have made its
+    second slide yet), so nothing is committed. Only the gate's seeing that far cell change
+    tells wind n 2: no wind n 1 changes it."""
     s0 = start()
     truth = play(s0, Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_2"))
     tracker = ForbiddenDesertTracker(GAME, s0)
@@ -316,8 +319,14 @@ def test_an_unsure_reading_of_the_cell_that_tells_two_winds_apart_decides_nothin
     slid = table(truth)
     for slot in told:
         slid[slot] = Reading(want[slot], 0.5, 0.1, (had[slot],))
-    verdict = tracker.explain(slid, [(2, 2), (3, 2), (4, 2)])
-    assert verdict.kind != "commit" and tracker.state is s0
+    far = {MODEL.cell_of(s) for s in told}
+    changed = [c for c in [(2, 2), (3, 2), (4, 2)] if far_cell_seen or c not in far]
+    verdict = tracker.explain(slid, changed)
+    if far_cell_seen:
+        assert verdict.kind == "commit" and verdict.events[-1] == Event.make("storm", "storm_card", card="wind_n_2")
+        assert summary(tracker.state) == summary(truth)
+    else:
+        assert verdict.kind != "commit" and tracker.state is s0
 
 
 def test_a_pause_partway_through_a_wind_told_by_its_slides_is_never_a_second_card():
@@ -536,6 +545,107 @@ def test_a_second_card_with_the_face_showing_is_asked_about_not_called_illegal()
     assert summary(tracker.state) == summary(s1)
     verdict = tracker.explain(observed, changed)
     assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_n_1")]
+    assert summary(tracker.state) == summary(s2)
+
+
+def another_card_drawn(card="wind_e_1"):
+    """In the storm, ``card`` drawn on a card that looks alike (the gate sees no change of the
+    card place) and slid: a tracker, the states before and after, what a camera reads of the
+    change with the storm's new, empty cell read unsure (as in a dim room), and the cells."""
+    tracker, s1 = in_the_storm()
+    s2 = play(s1, Event.make("storm", "storm_card", card=card))
+    observed, changed = look(s1, s2)
+    changed = [c for c in changed if c != CARD_CELL]
+    observed = {s: r for s, r in observed.items() if s != ("card",)}
+    observed[("face", *s2.storm)] = Reading("mirage", 0.4, 0.2, ("storm",))
+    return tracker, s1, s2, observed, changed
+
+
+@pytest.mark.parametrize("place, told", [
+    (None, False),                                                   # every wind may be partway
+    (Reading("wind_e_1", 0.9, 2.0, ("none",)), True),                # the place names it, unsurely
+    (Reading("wind_e_1"), True),                                     # ... or surely
+    (Reading("wind_e_1", 0.7, 1.0, ("wind_e_2",)), False),           # wind e 2 may be partway
+    (Reading("none", 0.6, 0.4), False),                              # glare: every wind again
+])
+def test_a_card_laid_unseen_is_told_by_the_cells_its_slides_changed(place, told):
+    """The gate sees the slides but not the card place (a wind card laid on a wind card), and
+    the storm's new cell reads unsure: no card is confirmed slot by slot. The cells seen
+    changing are exactly wind e 1's, and a sure reading shows the tile it slid; with the card
+    place read as well (the live loop reads it where a card is due), a reading that leaves no
+    stronger east wind open tells the card. Otherwise the players are asked, as before."""
+    tracker, s1, s2, observed, changed = another_card_drawn()
+    if place is not None:
+        observed[("card",)] = place
+    verdict = tracker.explain(observed, changed)
+    if told:
+        assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_e_1")]
+        assert summary(tracker.state) == summary(s2)
+    else:
+        assert verdict.kind == "ask" and "another wind n 1" in verdict.message
+        assert summary(tracker.state) == summary(s1)
+
+
+def test_the_first_card_of_a_storm_laid_unseen_once_the_actions_are_spent_is_told_by_its_cells():
+    """The turn's actions are spent, so a storm card is due: the first card of the storm laid
+    unseen (the gate sees only its slides) is told by its cells and the card place's reading,
+    with the turn's end it implies."""
+    _tracker, s1 = in_the_storm()
+    s = play(s1, Event.make("storm", "storm_card", card="sun_beats_down"),
+             Event.make("storm", "storm_card", card="wind_w_1"))
+    assert s.phase == "actions"
+    while s.actions_left:
+        s = play(s, next(e for e in GAME.legal_events(s) if e.type == "move"))
+    tracker = ForbiddenDesertTracker(GAME, s)
+    s2 = play(s, Event.make(s.active, "end_turn"), Event.make("storm", "storm_card", card="wind_e_1"))
+    observed, changed = look(s, s2)
+    changed = [c for c in changed if c != CARD_CELL]
+    observed = {k: r for k, r in observed.items() if k != ("card",)}
+    observed[("face", *s2.storm)] = Reading("mirage", 0.4, 0.2, ("storm",))
+    observed[("card",)] = Reading("wind_e_1", 0.9, 2.0, ("none",))
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "commit" and verdict.events == [Event.make(s.active, "end_turn"),
+                                                           Event.make("storm", "storm_card", card="wind_e_1")]
+    assert summary(tracker.state) == summary(s2)
+
+
+def test_cells_do_not_tell_a_card_a_sure_reading_contradicts():
+    """The cells seen fit wind e 1 and the card place names it, but the tile it slid reads
+    surely as a tile it is not: asked, not committed."""
+    tracker, s1, s2, observed, changed = another_card_drawn()
+    observed[("card",)] = Reading("wind_e_1")
+    slid = next(s for s in observed if s[0] == "face" and observed[s].sure)
+    observed[slid] = Reading("gear" if observed[slid].label != "gear" else "well")
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "ask" and summary(tracker.state) == summary(s1)
+
+
+def test_a_card_place_read_where_the_gate_saw_no_change_commits_nothing_by_itself():
+    """In the storm the live loop reads the card place with every change. Where the gate did
+    not see it change and the table shows no card's slides (a tile read as another), a sure
+    reading of a new card there is not committed."""
+    tracker, s1 = in_the_storm()
+    observed = {("face", 0, 0): Reading("gear"), ("sand", 0, 0): Reading(MODEL.expected(s1)[("sand", 0, 0)]),
+                ("card",): Reading("wind_s_1")}
+    verdict = tracker.explain(observed, [(0, 0)])
+    assert verdict.kind != "commit" and summary(tracker.state) == summary(s1) and not tracker.log
+
+
+def test_a_card_read_unsurely_is_told_by_its_cells_when_a_slid_tile_reads_unsure():
+    """The card place changes and reads wind e 1 unsurely (its rival: no card); the slides
+    follow, and the tile slid into the storm's old cell reads unsure, so no card is confirmed
+    slot by slot. The storm's new cell reads surely empty and the cells seen are wind e 1's:
+    committed."""
+    tracker, s1 = in_the_storm()
+    assert tracker.explain({("card",): Reading("wind_e_1", 0.9, 2.0, ("none",))}, [CARD_CELL]).kind == "nothing"
+    s2 = play(s1, Event.make("storm", "storm_card", card="wind_e_1"))
+    observed = table(s2)
+    observed[("card",)] = Reading("wind_e_1", 0.9, 2.0, ("none",))
+    old = ("face", *s1.storm)
+    observed[old] = Reading("mirage", 0.4, 0.2, (observed[old].label,))
+    changed = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(s2)) if c != CARD_CELL]
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_e_1")]
     assert summary(tracker.state) == summary(s2)
 
 
