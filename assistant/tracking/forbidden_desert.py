@@ -291,6 +291,10 @@ class ForbiddenDesertTracker(Tracker):
         #: the cells the camera saw change since the tracker last waited for nothing (no storm
         #: card committed or pending): :func:`corrections`' ``seen``
         self.storm_seen: set = set()
+        #: the cells the camera saw change since the last card was laid: while a card waits for
+        #: its slides (:attr:`pending_cards`), since it was laid; else in this change only
+        #: (:meth:`_told_by_cells`)
+        self.card_seen: set = set()
 
     def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
         """As :meth:`Tracker.explain`, plus storm cards and the corrections that follow them.
@@ -329,6 +333,7 @@ class ForbiddenDesertTracker(Tracker):
         if self.awaiting is None and not self.pending_cards:
             self.storm_seen = set()              # nothing waits: the cells seen from now on
         self.storm_seen |= changed
+        self.card_seen = (self.card_seen | changed) if self.pending_cards else set(changed)
         waiting = bool(self.pending_cards) and CARD_CELL not in changed
         new = card is not None and card.label not in ("none", shown) and card.label in STORM_CARDS
         sure = new and self._card_sure(card)
@@ -622,7 +627,7 @@ class ForbiddenDesertTracker(Tracker):
 
         A wind moves the storm along a line: the cells whose look it changes (the storm's old
         and new cell, every slid tile whose face or sand differs from what lay there) must all
-        be among the cells seen changing (:attr:`storm_seen`), and those seen must lie on its
+        be among the cells seen changing since the card was laid (:attr:`card_seen`), and those seen must lie on its
         chain (a tile that looks like the one it replaced may still carry a pawn along). The
         card also needs evidence of its own: a sure face, sand or parts reading on its chain
         that shows what it changed there, or the card place (``place``, read though the gate
@@ -644,7 +649,7 @@ class ForbiddenDesertTracker(Tracker):
         place : Reading, optional
             The card place's reading, when it was read though the gate saw no change there.
         """
-        seen = self.storm_seen - {CARD_CELL}
+        seen = self.card_seen - {CARD_CELL}
         before = self.model.expected(self.state)
         sure = {s: r for s, r in observed.items() if s[0] in ("face", "sand", "parts") and r.sure}
         fits, partway = [], []

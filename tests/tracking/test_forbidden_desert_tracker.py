@@ -631,12 +631,23 @@ def test_a_card_place_read_where_the_gate_saw_no_change_commits_nothing_by_itsel
     assert verdict.kind != "commit" and summary(tracker.state) == summary(s1) and not tracker.log
 
 
-def test_a_card_read_unsurely_is_told_by_its_cells_when_a_slid_tile_reads_unsure():
+@pytest.mark.parametrize("after_slides", [False, True])
+def test_a_card_read_unsurely_is_told_by_its_cells_when_a_slid_tile_reads_unsure(after_slides):
     """The card place changes and reads wind e 1 unsurely (its rival: no card); the slides
     follow, and the tile slid into the storm's old cell reads unsure, so no card is confirmed
-    slot by slot. The storm's new cell reads surely empty and the cells seen are wind e 1's:
-    committed."""
+    slot by slot. The storm's new cell reads surely empty and the cells seen since the card
+    was laid are wind e 1's: committed. The cells the storm's first card changed (told by its
+    slides, and so still watched) are not counted against the second."""
     tracker, s1 = in_the_storm()
+    if after_slides:
+        # the storm's second card, unread (glare), told by its slides (wind s 1): still watched
+        glare = Reading("none", 0.6, 0.4)
+        assert tracker.explain({("card",): glare}, [CARD_CELL]).kind == "nothing"
+        south = play(s1, Event.make("storm", "storm_card", card="wind_s_1"))
+        first = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(south)) if c != CARD_CELL]
+        verdict = tracker.explain(table(south) | {("card",): glare}, first)
+        assert verdict.kind == "commit" and tracker.awaiting is not None and summary(tracker.state) == summary(south)
+        s1 = south
     assert tracker.explain({("card",): Reading("wind_e_1", 0.9, 2.0, ("none",))}, [CARD_CELL]).kind == "nothing"
     s2 = play(s1, Event.make("storm", "storm_card", card="wind_e_1"))
     observed = table(s2)
