@@ -314,6 +314,12 @@ class ForbiddenDesertTracker(Tracker):
         two slides) show the table wind n 1 leaves, and that card is committed; the next slide
         is then asked about as a correction, never taken for another card.
 
+        Where the slides' readings are unsure (the storm's new, empty cell in a dim room), the
+        cells the gate saw change may still tell the card (:meth:`_told_by_cells`), never while
+        a stronger wind may be partway. Where a card is due, the live loop reads the card place
+        with every change; when the gate saw no change there (a wind card laid on a wind card),
+        that reading only narrows the cards the cells may tell (:meth:`_place_cards`).
+
         While a storm card is committed or pending (``awaiting``, :attr:`pending_cards`),
         ``changed`` must hold every cell the camera saw change since the last call: where the
         storm leaves a cell as it was, a cell that never was in ``changed`` is not judged
@@ -627,12 +633,13 @@ class ForbiddenDesertTracker(Tracker):
 
         A wind moves the storm along a line: the cells whose look it changes (the storm's old
         and new cell, every slid tile whose face or sand differs from what lay there) must all
-        be among the cells seen changing since the card was laid (:attr:`card_seen`), and those seen must lie on its
-        chain (a tile that looks like the one it replaced may still carry a pawn along). The
-        card also needs evidence of its own: a sure face, sand or parts reading on its chain
-        that shows what it changed there, or the card place (``place``, read though the gate
-        saw no change of it) naming it best. No sure reading of those kinds on a cell seen
-        changing may contradict it (a cell not seen still shows what it showed).
+        be among the cells seen changing since the card was laid (:attr:`card_seen`), and the
+        cells seen must lie on its chain (a tile that looks like the one it replaced may still
+        carry a pawn along). The card also needs evidence of its own: a sure face, sand or
+        parts reading on its chain that shows what it changed there, or the card place
+        (``place``, read though the gate saw no change of it) naming it best. No sure reading
+        of those kinds on a cell seen changing may contradict it (a cell not seen still shows
+        what it showed).
 
         Returns None, and the players are asked as before, unless exactly one card fits and no
         other card of ``cards`` may be partway: a stronger wind of the same direction whose
