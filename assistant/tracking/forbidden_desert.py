@@ -582,7 +582,13 @@ class ForbiddenDesertTracker(Tracker):
         """Whether the next change should be read across the whole table: a storm card was
         committed and its slides are being checked, or an unsure card waits to be told apart
         by them."""
-        return self.awaiting is not None or (bool(self.pending_cards) and self._pending_for is self.state)
+        return self.awaiting is not None or self.card_pending
+
+    @property
+    def card_pending(self) -> bool:
+        """Whether a card the camera could not name surely waits for its slides to tell it
+        (:attr:`pending_cards`, set at the state the tracker still holds)."""
+        return bool(self.pending_cards) and self._pending_for is self.state
 
     def _choose_card(self, observed: Observation) -> Verdict | None:
         """The pending card the table now shows carried out: the one among

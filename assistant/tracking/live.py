@@ -221,9 +221,10 @@ def whole_table_prior(tracker: ForbiddenDesertTracker) -> dict[tuple, dict[str, 
         table after the card, and the whole table is read), the faces the engine expects,
         favoured by ``STORM_PRIOR_NATS`` (:func:`expected_faces`). None otherwise: no card laid,
         or an unsure card waiting to be told apart by its slides (the state is still the table
-        before it, and the slides must not be weighed against).
+        before it, and the slides must not be weighed against), even while the card before it
+        is still watched.
     """
-    if not tracker.wants_whole_table or tracker.awaiting is None:
+    if not tracker.wants_whole_table or tracker.awaiting is None or tracker.card_pending:
         return None
     return expected_faces(tracker.model.expected(tracker.state), STORM_PRIOR_NATS)
 

@@ -851,6 +851,17 @@ def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed(
     verdict = unsure.explain(observed, [CARD_CELL])
     assert verdict.kind == "nothing" and unsure.pending_cards and unsure.awaiting is None
     assert unsure.wants_whole_table and whole_table_prior(unsure) is None
+    # the storm's next card read unsure while the first is still watched (told by its slides):
+    # the state is the table before the new card, so no prior either
+    tracker, s1 = in_the_storm()
+    glare = Reading("none", 0.6, 0.4)
+    assert tracker.explain({("card",): glare}, [CARD_CELL]).kind == "nothing"
+    south = play(s1, Event.make("storm", "storm_card", card="wind_s_1"))
+    slid = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(south)) if c != CARD_CELL]
+    assert tracker.explain(table(south) | {("card",): glare}, slid).kind == "commit" and tracker.awaiting is not None
+    assert whole_table_prior(tracker) is not None
+    assert tracker.explain({("card",): Reading("wind_e_1", 0.9, 2.0, ("none",))}, [CARD_CELL]).kind == "nothing"
+    assert tracker.card_pending and tracker.awaiting is not None and whole_table_prior(tracker) is None
 
 
 def test_an_action_read_only_unsurely_is_a_question_not_nothing():
