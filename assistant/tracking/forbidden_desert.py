@@ -296,7 +296,7 @@ class ForbiddenDesertTracker(Tracker):
         #: (:meth:`_told_by_cells`)
         self.card_seen: set = set()
 
-    def explain(self, observed: Observation, changed: Iterable[Cell]) -> Verdict:
+    def explain(self, observed: Observation, changed: Iterable[Cell], unsure: Iterable[Cell] = ()) -> Verdict:
         """As :meth:`Tracker.explain`, plus storm cards and the corrections that follow them.
 
         A storm card the camera cannot name surely is told by the slides that follow
@@ -323,7 +323,9 @@ class ForbiddenDesertTracker(Tracker):
         While a storm card is committed or pending (``awaiting``, :attr:`pending_cards`),
         ``changed`` must hold every cell the camera saw change since the last call: where the
         storm leaves a cell as it was, a cell that never was in ``changed`` is not judged
-        (:attr:`storm_seen`, :func:`corrections`)."""
+        (:attr:`storm_seen`, :func:`corrections`). ``unsure``: the cells of ``changed`` the gate
+        was not sure changed (a pawn's lean, glare); they are explained like the others but do
+        not count as seen changing when cells tell a card (:attr:`card_seen`)."""
         changed = set(changed)
         place = None
         if CARD in observed and CARD_CELL not in changed and not self.wants_whole_table:
@@ -339,7 +341,8 @@ class ForbiddenDesertTracker(Tracker):
         if self.awaiting is None and not self.pending_cards:
             self.storm_seen = set()              # nothing waits: the cells seen from now on
         self.storm_seen |= changed
-        self.card_seen = (self.card_seen | changed) if self.pending_cards else set(changed)
+        surely = changed - set(unsure)
+        self.card_seen = (self.card_seen | surely) if self.pending_cards else surely
         waiting = bool(self.pending_cards) and CARD_CELL not in changed
         new = card is not None and card.label not in ("none", shown) and card.label in STORM_CARDS
         sure = new and self._card_sure(card)
@@ -383,7 +386,7 @@ class ForbiddenDesertTracker(Tracker):
                     # were read only now) and a pawn has moved since: the next turn began, and
                     # this change is its first action
                     own = {s: r for s, r in observed.items() if self.model.cell_of(s) in changed}
-                    return self.explain(own, changed)
+                    return self.explain(own, changed, unsure)
                 return Verdict("nothing", [], sorted(changed, key=str), "The table matches the storm.")
             return Verdict("ask", [], sorted(changed, key=str), "The table does not match the storm yet.",
                            corrections=fixes)
@@ -407,7 +410,15 @@ class ForbiddenDesertTracker(Tracker):
             if held:
                 names = " or ".join(c.replace("_", " ").title() for c in held)
                 verdict = replace(verdict, message=f"{verdict.message} If a {names} was played, enter it on the tablet.")
-        if verdict.kind in ("ask", "illegal") and self.card_due and shown in STORM_CARDS:
+        if (verdict.kind in ("ask", "illegal") and self.state.phase == "actions" and self.card_due
+                and shown in STORM_CARDS):
+            # the turn's actions spent: the storm's first card, laid where the gate saw no change
+            # (a card like the one shown), may be told by the cells its slides changed; otherwise
+            # the verdict stands (a pawn moved by a Jet Pack not entered, the next turn begun)
+            told = self._told_by_cells(self._place_cards(place), observed, place)
+            if told is not None:
+                return self._storm_card(told, observed, by_slides=True)
+        if verdict.kind in ("ask", "illegal") and self.state.phase == "storm" and shown in STORM_CARDS:
             # in the storm only storm cards change the table: a second card with the face of the
             # one showing covers it without a visible change of the card place, and a card the
             # camera cannot read (a lamp's glare on the place) leaves none. When the change is
@@ -650,8 +661,9 @@ class ForbiddenDesertTracker(Tracker):
         Returns None, and the players are asked as before, unless exactly one card fits and no
         other card of ``cards`` may be partway: a stronger wind of the same direction whose
         chain holds every cell seen is what players pausing after its first slides show, and
-        the cells cannot tell the two apart. Winds blocked at the board's edge that end alike
-        both fit: None.
+        the cells cannot tell the two apart. Of winds blocked at the board's edge that end
+        alike, the one shown is taken when it is among them (the gate saw the place unchanged:
+        most likely the same face, as :meth:`explain` takes it); else None.
 
         Parameters
         ----------
@@ -665,7 +677,7 @@ class ForbiddenDesertTracker(Tracker):
         seen = self.card_seen - {CARD_CELL}
         before = self.model.expected(self.state)
         sure = {s: r for s, r in observed.items() if s[0] in ("face", "sand", "parts") and r.sure}
-        fits, partway = [], []
+        fits, partway, tables = [], [], set()
         for card in cards:
             after = self._after_card(card)
             if after is None:
@@ -684,22 +696,33 @@ class ForbiddenDesertTracker(Tracker):
             if any(want.get(s) != r.label for s, r in sure.items() if self.model.cell_of(s) in seen):
                 continue
             shows = any(want[s] != before.get(s) and self.model.cell_of(s) in chain for s in sure)
-            if shows or (place is not None and place.label == card):
+            if shows or (place is not None and place.label == card and self._new_on_place(place)):
                 fits.append(card)
-        if len(fits) != 1 or partway:
+                tables.add(tuple(sorted((s, v) for s, v in want.items() if s != CARD)))
+        if partway or not fits:
             return None
-        return fits[0]
+        if len(fits) == 1:
+            return fits[0]
+        shown = before[CARD]
+        # winds blocked at the edge that end alike, the place not seen to change: the face shown
+        return shown if len(tables) == 1 and shown in fits else None
 
     def _place_cards(self, place: Reading | None) -> list[str]:
         """The storm cards the rules accept drawn now (:meth:`_allowed_cards`) that a reading of
-        the card place the gate saw no change of leaves open: its label when sure, else its
-        label and alternatives; every allowed card when it names none of them (no reading, or
-        a place washed out by glare)."""
+        the card place the gate saw no change of leaves open: when it names best a card other
+        than the one shown (so a card was laid, and it is that one), its label if sure, else its
+        label and alternatives; every allowed card otherwise (no reading, a place washed out by
+        glare, or the card shown: no card may have been laid there at all, the new one may be
+        held in a hand)."""
         allowed = self._allowed_cards()
-        if place is None:
+        if place is None or not self._new_on_place(place):
             return allowed
         named = [place.label] if self._card_sure(place) else [place.label, *place.alternatives]
         return [c for c in allowed if c in named] or allowed
+
+    def _new_on_place(self, place: Reading) -> bool:
+        """Whether a card place reading names best a storm card other than the one shown."""
+        return place.label in STORM_CARDS and place.label != self.model.expected(self.state)[CARD]
 
     def _named_alone(self, card: Reading) -> bool:
         """Whether an unsure reading ``card`` of a card place the gate saw change, where a card is

@@ -406,9 +406,9 @@ def test_cells_read_only_for_their_pawns_tell_the_tracker_only_their_pawns(detec
     told = []
 
     class Told(ForbiddenDesertTracker):
-        def explain(self, observed, changed):
+        def explain(self, observed, changed, **kw):
             told.append((dict(observed), set(changed)))
-            return super().explain(observed, changed)
+            return super().explain(observed, changed, **kw)
 
     live = LiveDesert(detector, Told(game, start), 30.0, cam.K)
     for i, f in enumerate(frames):
@@ -467,11 +467,11 @@ def test_a_move_entered_after_the_camera_missed_it_becomes_the_reference_for_the
     deaf = [True]
 
     class Deaf(ForbiddenDesertTracker):
-        def explain(self, observed, changed):
+        def explain(self, observed, changed, **kw):
             if deaf[0]:
                 deaf[0] = False
                 return Verdict("nothing", [], sorted(changed, key=str), "The table is as it was.")
-            return super().explain(observed, changed)
+            return super().explain(observed, changed, **kw)
 
     tracker = Deaf(game, start)
     live = LiveDesert(detector, tracker, 30.0, cam.K)
@@ -541,9 +541,9 @@ def test_in_the_storm_the_card_place_is_read_with_every_change(detector):
     told = []
 
     class Told(ForbiddenDesertTracker):
-        def explain(self, observed, changed):
+        def explain(self, observed, changed, **kw):
             told.append((dict(observed), set(changed)))
-            return super().explain(observed, changed)
+            return super().explain(observed, changed, **kw)
 
     tracker = Told(game, s1)
     live = LiveDesert(detector, tracker, 30.0, cam.K)

@@ -300,12 +300,13 @@ def test_a_storm_card_the_camera_cannot_read_is_told_by_its_slides():
     assert summary(tracker.state) == summary(s2) and not verdict.corrections and not tracker.pending_cards
 
 
-@pytest.mark.parametrize("far_cell_seen", [False, True])
-def test_an_unsure_reading_of_the_cell_that_tells_two_winds_apart_decides_nothing(far_cell_seen):
+@pytest.mark.parametrize("far_cell", ["unseen", "unsure", "seen"])
+def test_an_unsure_reading_of_the_cell_that_tells_two_winds_apart_decides_nothing(far_cell):
     """Wind n 1 or wind n 2, and the cell only wind n 2 would change is read unsure: the slides
     read surely fit wind n 1, but wind n 2 is not ruled out (the players may not have made its
     second slide yet), so nothing is committed. Only the gate's seeing that far cell change
-    tells wind n 2: no wind n 1 changes it."""
+    tells wind n 2: no wind n 1 changes it. A change the gate was unsure of there (a pawn's
+    lean, glare) tells nothing."""
     s0 = start()
     truth = play(s0, Event.make(0, "end_turn"), Event.make("storm", "storm_card", card="wind_n_2"))
     tracker = ForbiddenDesertTracker(GAME, s0)
@@ -320,9 +321,9 @@ def test_an_unsure_reading_of_the_cell_that_tells_two_winds_apart_decides_nothin
     for slot in told:
         slid[slot] = Reading(want[slot], 0.5, 0.1, (had[slot],))
     far = {MODEL.cell_of(s) for s in told}
-    changed = [c for c in [(2, 2), (3, 2), (4, 2)] if far_cell_seen or c not in far]
-    verdict = tracker.explain(slid, changed)
-    if far_cell_seen:
+    changed = [c for c in [(2, 2), (3, 2), (4, 2)] if far_cell != "unseen" or c not in far]
+    verdict = tracker.explain(slid, changed, unsure=far if far_cell == "unsure" else ())
+    if far_cell == "seen":
         assert verdict.kind == "commit" and verdict.events[-1] == Event.make("storm", "storm_card", card="wind_n_2")
         assert summary(tracker.state) == summary(truth)
     else:
@@ -567,6 +568,7 @@ def another_card_drawn(card="wind_e_1"):
     (Reading("wind_e_1"), True),                                     # ... or surely
     (Reading("wind_e_1", 0.7, 1.0, ("wind_e_2",)), False),           # wind e 2 may be partway
     (Reading("none", 0.6, 0.4), False),                              # glare: every wind again
+    (Reading("wind_n_1"), False),            # the card shown: perhaps none laid there, wind e 2 held
 ])
 def test_a_card_laid_unseen_is_told_by_the_cells_its_slides_changed(place, told):
     """The gate sees the slides but not the card place (a wind card laid on a wind card), and
@@ -586,16 +588,22 @@ def test_a_card_laid_unseen_is_told_by_the_cells_its_slides_changed(place, told)
         assert summary(tracker.state) == summary(s1)
 
 
-def test_the_first_card_of_a_storm_laid_unseen_once_the_actions_are_spent_is_told_by_its_cells():
-    """The turn's actions are spent, so a storm card is due: the first card of the storm laid
-    unseen (the gate sees only its slides) is told by its cells and the card place's reading,
-    with the turn's end it implies."""
+def actions_spent():
+    """A state after a storm (wind w 1 shown) whose active player has spent the turn's actions."""
     _tracker, s1 = in_the_storm()
     s = play(s1, Event.make("storm", "storm_card", card="sun_beats_down"),
              Event.make("storm", "storm_card", card="wind_w_1"))
     assert s.phase == "actions"
     while s.actions_left:
         s = play(s, next(e for e in GAME.legal_events(s) if e.type == "move"))
+    return s
+
+
+def test_the_first_card_of_a_storm_laid_unseen_once_the_actions_are_spent_is_told_by_its_cells():
+    """The turn's actions are spent, so a storm card is due: the first card of the storm laid
+    unseen (the gate sees only its slides) is told by its cells and the card place's reading,
+    with the turn's end it implies."""
+    s = actions_spent()
     tracker = ForbiddenDesertTracker(GAME, s)
     s2 = play(s, Event.make(s.active, "end_turn"), Event.make("storm", "storm_card", card="wind_e_1"))
     observed, changed = look(s, s2)
@@ -607,6 +615,22 @@ def test_the_first_card_of_a_storm_laid_unseen_once_the_actions_are_spent_is_tol
     assert verdict.kind == "commit" and verdict.events == [Event.make(s.active, "end_turn"),
                                                            Event.make("storm", "storm_card", card="wind_e_1")]
     assert summary(tracker.state) == summary(s2)
+
+
+def test_with_the_actions_spent_a_move_no_card_explains_keeps_its_verdict():
+    """The turn's actions are spent and a pawn goes far (a Jet Pack played but not entered):
+    no storm card's cells fit, so the tracker's own verdict stands, with its hint, rather than
+    a question about a storm card."""
+    s = actions_spent()
+    here = s.cell_of_seat(s.active)
+    far = next(c for c in ALL_CELLS if abs(c[0] - here[0]) + abs(c[1] - here[1]) > 2 and s.slot_at(c) is not None)
+    jet = s.copy()
+    jet.pawn[s.active] = s.slot_at(far)
+    observed, changed = look(s, jet)
+    held = ForbiddenDesertTracker(GAME, s)
+    verdict = held.explain(observed, changed)
+    assert verdict.kind == "illegal" and verdict.reason == "no_actions_left" and not verdict.options
+    assert summary(held.state) == summary(s)
 
 
 def test_cells_do_not_tell_a_card_a_sure_reading_contradicts():
