@@ -39,6 +39,10 @@ CARD_CELL = ("card",)
 #: its art look like another face (on the development stress games every right reveal read
 #: >= 0.95, the one wrong one 0.76)
 REVEAL_CONFIDENCE = 0.9
+#: sand taken off a cell a pawn arrives on in the same change is committed only on a sand
+#: reading this confident (:meth:`ForbiddenDesertTracker._sand_under_pawn`): a pawn standing on
+#: the marker can hide it
+SAND_UNDER_PAWN_CONFIDENCE = 0.9
 #: ``Verdict.reason`` of a "nothing" verdict while a storm card the camera could not name surely
 #: waits for its slides to tell which it is (:meth:`ForbiddenDesertTracker.explain`)
 AWAITING_SLIDES = "awaiting_slides"
@@ -522,6 +526,9 @@ class ForbiddenDesertTracker(Tracker):
         unsure_reveal = self._unsure_reveal(best.events, observed, changed)
         if unsure_reveal is not None:
             return unsure_reveal
+        hidden = self._sand_under_pawn(best, observed, changed)
+        if hidden is not None:
+            return hidden
         before = self.model.expected(self.state)
         want = self.model.expected(best.state)
         open_ = [events for events, state in rider_variants(self.game, self.state, best.events)
@@ -531,6 +538,38 @@ class ForbiddenDesertTracker(Tracker):
         options = [best.events] + open_
         return Verdict("ask", [], sorted(changed, key=str), rider_question(self.model, self.game, self.state, options),
                        options=[list(o) for o in options])
+
+    def _sand_under_pawn(self, best: Explanation, observed: Observation, changed: set) -> Verdict | None:
+        """A question when ``best`` takes sand off a cell a pawn arrives on in the same change,
+        and the sand reading there (the only sign of that removal) is under
+        ``SAND_UNDER_PAWN_CONFIDENCE``: a pawn standing on the marker can hide it, so "no sand"
+        may be the pawn (a fresh stress game committed a move and a sand removal where only the
+        move was made, the marker read ``none`` at 0.62 under the red pawn).
+
+        Returns
+        -------
+        Verdict or None
+            ``ask`` with ``best`` and ``best`` without that removal as options (when the rest
+            is legal in turn), nothing committed; None when no removal in ``best`` is in doubt.
+        """
+        before = self.model.expected(self.state)
+        want = self.model.expected(best.state)
+        for i, ev in enumerate(best.events):
+            if ev.type != "remove_sand":
+                continue
+            cell = tuple(ev["at"])
+            reading = observed.get(("sand", *cell))
+            arrived = colours_of(want.get(("pawns", *cell), "")) - colours_of(before.get(("pawns", *cell), ""))
+            if not arrived or reading is None or reading.confidence >= SAND_UNDER_PAWN_CONFIDENCE:
+                continue
+            rest, state = [e for j, e in enumerate(best.events) if j != i], self.state
+            for e in rest:
+                state = self.game.apply(state, e) if state else state
+            options = [list(best.events)] + ([rest] if rest and state else [])
+            return Verdict("ask", [], sorted(changed, key=str),
+                           f"Was sand taken off {cell_name(cell)} as well? The pawn standing there may hide "
+                           "the marker.", options=options)
+        return None
 
     def _unsure_reveal(self, events: Sequence[Event], observed: Observation, changed: set) -> Verdict | None:
         """A question when ``events`` turn a tile face up whose face the camera did not read at

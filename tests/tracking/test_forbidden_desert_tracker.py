@@ -588,6 +588,28 @@ def test_a_card_laid_unseen_is_told_by_the_cells_its_slides_changed(place, told)
         assert summary(tracker.state) == summary(s1)
 
 
+@pytest.mark.parametrize("confidence, asked", [(0.62, True), (0.95, False)])
+def test_sand_read_gone_under_a_pawn_just_arrived_is_asked_about(confidence, asked):
+    """A pawn steps onto a tile with one sand marker and stands on it: the marker reads "none",
+    fairly sure. A move and a sand removal explain the table best, but the pawn may hide the
+    marker, so the removal is asked about (both options offered) unless the reading is very
+    sure."""
+    s0 = start({"sand": [[0, 1, 1]]})
+    cell = (0, 1)
+    move = Event.make(0, "move", to=cell)
+    dug = play(s0, move, Event.make(0, "remove_sand", at=cell))
+    observed, changed = look(s0, dug)
+    observed[("sand", *cell)] = Reading("none", confidence, 1.0, ("light",))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(observed, changed)
+    if asked:
+        assert verdict.kind == "ask" and "hide the marker" in verdict.message
+        assert verdict.options == [[move, Event.make(0, "remove_sand", at=cell)], [move]]
+        assert summary(tracker.state) == summary(s0)
+    else:
+        assert verdict.kind == "commit" and summary(tracker.state) == summary(dug)
+
+
 def actions_spent():
     """A state after a storm (wind w 1 shown) whose active player has spent the turn's actions."""
     _tracker, s1 = in_the_storm()
