@@ -509,8 +509,9 @@ class ForbiddenDesertTracker(Tracker):
                        options=options)
 
     def settle(self, best: Explanation, observed: Observation, changed: set) -> Explanation | Verdict:
-        """Commit an excavation only on a face read surely (:meth:`_unsure_reveal`), and a move
-        that may have taken a rider along only when the readings saw which pawn
+        """Commit an excavation only on a face read surely (:meth:`_unsure_reveal`), sand taken
+        off where a pawn just arrived only on a sure sand reading (:meth:`_sand_under_pawn`), and
+        a move that may have taken a rider along only when the readings saw which pawn
         went (:mod:`.desert_riders`): against every variant of ``best`` with another rider (or
         none), a sure reading must show a pawn arriving or leaving that ``best`` expects and
         none that only the variant expects; otherwise the players are asked (a variant that fit
@@ -526,15 +527,12 @@ class ForbiddenDesertTracker(Tracker):
         unsure_reveal = self._unsure_reveal(best.events, observed, changed)
         if unsure_reveal is not None:
             return unsure_reveal
-        hidden = self._sand_under_pawn(best, observed, changed)
-        if hidden is not None:
-            return hidden
         before = self.model.expected(self.state)
         want = self.model.expected(best.state)
         open_ = [events for events, state in rider_variants(self.game, self.state, best.events)
                  if seen_for(before, want, self.model.expected(state), observed) not in (None, (True, False))]
         if not open_:
-            return best
+            return self._sand_under_pawn(best, observed, changed) or best
         options = [best.events] + open_
         return Verdict("ask", [], sorted(changed, key=str), rider_question(self.model, self.game, self.state, options),
                        options=[list(o) for o in options])
@@ -549,12 +547,14 @@ class ForbiddenDesertTracker(Tracker):
         Returns
         -------
         Verdict or None
-            ``ask`` with ``best`` and ``best`` without that removal as options (when the rest
-            is legal in turn), nothing committed; None when no removal in ``best`` is in doubt.
+            ``ask`` with ``best`` and ``best`` without that removal (the last such one) as
+            options, nothing committed; None when no removal in ``best`` is in doubt, or the
+            rest is not legal without it (the removal is then proven).
         """
         before = self.model.expected(self.state)
         want = self.model.expected(best.state)
-        for i, ev in enumerate(best.events):
+        for i in reversed(range(len(best.events))):
+            ev = best.events[i]
             if ev.type != "remove_sand":
                 continue
             cell = tuple(ev["at"])
@@ -565,10 +565,11 @@ class ForbiddenDesertTracker(Tracker):
             rest, state = [e for j, e in enumerate(best.events) if j != i], self.state
             for e in rest:
                 state = self.game.apply(state, e) if state else state
-            options = [list(best.events)] + ([rest] if rest and state else [])
+            if not state:
+                return None
             return Verdict("ask", [], sorted(changed, key=str),
                            f"Was sand taken off {cell_name(cell)} as well? The pawn standing there may hide "
-                           "the marker.", options=options)
+                           "the marker.", options=[list(best.events), rest])
         return None
 
     def _unsure_reveal(self, events: Sequence[Event], observed: Observation, changed: set) -> Verdict | None:
@@ -701,8 +702,9 @@ class ForbiddenDesertTracker(Tracker):
         other card of ``cards`` may be partway: a stronger wind of the same direction whose
         chain holds every cell seen is what players pausing after its first slides show, and
         the cells cannot tell the two apart. Of winds blocked at the board's edge that end
-        alike, the one shown is taken when it is among them (the gate saw the place unchanged:
-        most likely the same face, as :meth:`explain` takes it); else None.
+        alike, the one shown is taken when it is among them, the gate saw the place unchanged
+        and ``place`` names no other card (most likely the same face, as :meth:`explain` takes
+        it); else None.
 
         Parameters
         ----------
@@ -743,8 +745,10 @@ class ForbiddenDesertTracker(Tracker):
         if len(fits) == 1:
             return fits[0]
         shown = before[CARD]
-        # winds blocked at the edge that end alike, the place not seen to change: the face shown
-        return shown if len(tables) == 1 and shown in fits else None
+        # winds blocked at the edge that end alike, the place not seen to change and read as
+        # no other card: the face shown
+        alike = len(tables) == 1 and shown in fits and CARD_CELL not in self.card_seen
+        return shown if alike and (place is None or not self._new_on_place(place)) else None
 
     def _place_cards(self, place: Reading | None) -> list[str]:
         """The storm cards the rules accept drawn now (:meth:`_allowed_cards`) that a reading of

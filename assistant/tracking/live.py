@@ -161,7 +161,7 @@ class LiveDesert:
             # parts the gate saw no change in are left out (a misread there is no move)
             asked = set(slots)
             readings = leaving_only({s: r for s, r in readings.items() if s in asked}, pawns, cells)
-        verdict = self.tracker.explain(readings, cells, unsure=set(event.unsure) - self.pending)
+        verdict = self.tracker.explain(readings, cells, unsure=set(event.unsure) | (self.pending - set(event.changed)))
         if verdict.kind == "ask" and verdict.reason != UNSURE_ACTION and carry_only(verdict.options):
             verdict = self.look_for_riders(frame, out.track.homography, verdict, cells)
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:

@@ -610,6 +610,71 @@ def test_sand_read_gone_under_a_pawn_just_arrived_is_asked_about(confidence, ask
         assert verdict.kind == "commit" and summary(tracker.state) == summary(dug)
 
 
+def test_a_removal_the_step_needs_is_committed_though_a_pawn_stands_on_the_marker():
+    """Two markers block a tile: one is taken off, then the pawn steps on and stands on the
+    last, read "light" at 0.62. Without that removal the step is illegal, so the removal is
+    proven and committed. Had the pawn also cleared the last marker, that last removal (not
+    the first) is the one asked about."""
+    s0 = start({"sand": [[0, 1, 2]]}, players=("explorer", "meteorologist", "navigator"))   # one marker an action
+    cell = (0, 1)
+    steps = [Event.make(0, "remove_sand", at=cell), Event.make(0, "move", to=cell)]
+    observed, changed = look(s0, play(s0, *steps))
+    observed[("sand", *cell)] = Reading("light", 0.62, 1.0, ("none",))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "commit" and verdict.events == steps
+    cleared = steps + [Event.make(0, "remove_sand", at=cell)]
+    observed, changed = look(s0, play(s0, *cleared))
+    observed[("sand", *cell)] = Reading("none", 0.62, 1.0, ("light",))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "ask" and verdict.options == [cleared, steps] and summary(tracker.state) == summary(s0)
+
+
+def test_winds_blocked_alike_at_the_edge_are_the_face_shown_only_where_the_place_looked_unchanged():
+    """A second wind n 1 drives the storm against the board's edge, where wind n 2 and wind n 3
+    end alike, and the storm's new cell reads unsure. With the card place unchanged the face
+    shown is taken (as for slides read surely); with the place seen to change (read as no card,
+    glare) the cells cannot say which card: asked."""
+    for place_seen in (False, True):
+        tracker, s1 = in_the_storm()
+        s2 = play(s1, Event.make("storm", "storm_card", card="wind_n_1"))
+        assert tracker._after_card("wind_n_2").storm == s2.storm          # blocked alike at the edge
+        if place_seen:
+            assert tracker.explain({("card",): Reading("none", 0.6, 0.4)}, [CARD_CELL]).kind == "nothing"
+        observed, changed = look(s1, s2)
+        changed = [c for c in changed if c != CARD_CELL]
+        observed = {k: r for k, r in observed.items() if k != ("card",)}
+        observed[("face", *s2.storm)] = Reading("mirage", 0.4, 0.2, ("storm",))
+        verdict = tracker.explain(observed, changed)
+        if place_seen:
+            assert verdict.kind == "ask" and summary(tracker.state) == summary(s1)
+        else:
+            assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_n_1")]
+
+
+def test_a_stronger_wind_partway_is_not_taken_for_the_face_shown():
+    """Wind e 1 shows on the card place; the next storm's first card is wind e 2, held in a hand
+    or laid unseen, and the players pause after its first slide: the table shows what a wind
+    e 1 leaves, and the place still reads wind e 1. Wind e 2 may be partway, so nothing is
+    committed."""
+    _tracker, s1 = in_the_storm()
+    s = play(s1, Event.make("storm", "storm_card", card="wind_w_2"), Event.make("storm", "storm_card", card="wind_e_1"))
+    assert s.phase == "actions"
+    while s.actions_left:
+        s = play(s, next(e for e in GAME.legal_events(s) if e.type == "move"))
+    tracker = ForbiddenDesertTracker(GAME, s)
+    assert tracker._after_card("wind_e_2").storm != tracker._after_card("wind_e_1").storm   # room for two slides
+    half = play(s, Event.make(s.active, "end_turn"), Event.make("storm", "storm_card", card="wind_e_1"))
+    observed, changed = look(s, half)
+    changed = [c for c in changed if c != CARD_CELL]
+    observed = {k: r for k, r in observed.items() if k != ("card",)}
+    observed[("face", *half.storm)] = Reading("mirage", 0.4, 0.2, ("storm",))
+    observed[("card",)] = Reading("wind_e_1")
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind != "commit" and summary(tracker.state) == summary(s)
+
+
 def actions_spent():
     """A state after a storm (wind w 1 shown) whose active player has spent the turn's actions."""
     _tracker, s1 = in_the_storm()
