@@ -544,6 +544,15 @@ class ForbiddenDesertTracker(Tracker):
         may be the pawn (a fresh stress game committed a move and a sand removal where only the
         move was made, the marker read ``none`` at 0.62 under the red pawn).
 
+        Parameters
+        ----------
+        best : Explanation
+            The search's best explanation, legal in turn from the committed state.
+        observed : dict slot -> Reading
+            The readings it explains (the ``sand`` slot of the cell in question).
+        changed : set of cells
+            The cells of the change (for highlighting).
+
         Returns
         -------
         Verdict or None
