@@ -43,6 +43,11 @@ REVEAL_CONFIDENCE = 0.9
 #: reading this confident (:meth:`ForbiddenDesertTracker._sand_under_pawn`): a pawn standing on
 #: the marker can hide it
 SAND_UNDER_PAWN_CONFIDENCE = 0.9
+#: once the storm's slides have been seen, a sand reading on a cell the gate never saw change
+#: contradicts the storm only this sure (:func:`corrections`): a marker laid or turned on a tile
+#: in a dim room can change the picture too little for the gate, and the sand reader there
+#: reads the wrong label at 0.64-0.88 (development stress games 8838 and 8840)
+UNSEEN_SAND_CONFIDENCE = 0.9
 #: ``Verdict.reason`` of a "nothing" verdict while a storm card the camera could not name surely
 #: waits for its slides to tell which it is (:meth:`ForbiddenDesertTracker.explain`)
 AWAITING_SLIDES = "awaiting_slides"
@@ -195,7 +200,9 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
         ``settled``; where the engine now expects that same face, sand and parts (the storm
         left it alone, or slid in a tile that looks the same), nothing is told: a sure-looking
         reading of other sand there is a misreading (in a dim room a marker read ``none`` at
-        0.78), not a slip to correct.
+        0.78), not a slip to correct. Once a cell other than the card place has been seen (the
+        slides began), a sand reading on a cell not seen changing is told only when at least
+        ``UNSEEN_SAND_CONFIDENCE`` sure, even where the engine expects other sand there.
 
     Returns
     -------
@@ -210,7 +217,7 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
     moves = [(before.cell_of[s], state.cell_of[s]) for s in range(len(state.cell_of)) if before.cell_of[s] != state.cell_of[s]]
     moves.sort(key=lambda m: abs(m[1][0] - before.storm[0]) + abs(m[1][1] - before.storm[1]))
     chain = {c for m in moves for c in m}
-    untouched, left_alone = set(), set()
+    untouched, left_alone, unseen = set(), set(), set()
     if settled is not None:
         was = model.expected(settled)
         untouched = {cell for cell in ALL_CELLS if cell not in chain and state.slot_at(cell) is not None
@@ -220,10 +227,13 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
             seen = set(seen)
             left_alone = {cell for cell in ALL_CELLS if cell not in seen
                           and all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))}
+            if seen - {CARD_CELL}:
+                unseen = set(ALL_CELLS) - seen
     # pawns ride their tiles: a tile slid to the right cell carried its pawns, and pawns read on
     # a cell whose tile changed cannot be compared with the frame before, so they are not judged;
-    # nor is a cell left alone (above)
-    observed = {s: r for s, r in observed.items() if s[0] != "pawns" and model.cell_of(s) not in left_alone}
+    # nor is a cell left alone, nor sand read less than sure on a cell not seen changing (above)
+    observed = {s: r for s, r in observed.items() if s[0] != "pawns" and model.cell_of(s) not in left_alone
+                and not (s[0] == "sand" and model.cell_of(s) in unseen and r.confidence < UNSEEN_SAND_CONFIDENCE)}
     wrong = {model.cell_of(s) for s, r in observed.items() if r.sure and r.label != want.get(s)}
     slid = set()
     if wrong & chain and any(want.get(("face", *c)) != observed[("face", *c)].label
@@ -381,14 +391,18 @@ class ForbiddenDesertTracker(Tracker):
                 return chosen
             return self._which_card(sorted(changed, key=str))
         if self.awaiting is not None:
-            fixes = corrections(self.model, self.awaiting, self.state, observed, self.storm_start or self.awaiting,
-                                self.storm_seen)
+            # cells the storm left alone that changed surely now, once the storm is over: the
+            # next turn's first action (a marker taken off), not a slip of the storm to correct
+            beyond = self._beyond_storm(changed - set(unsure))
+            fixes = corrections(self.model, self.awaiting, self.state,
+                                {s: r for s, r in observed.items() if self.model.cell_of(s) not in beyond},
+                                self.storm_start or self.awaiting, self.storm_seen)
             if not fixes:
                 self.awaiting = None
-                if self._pawn_walked(observed, changed):
+                if beyond or self._pawn_walked(observed, changed):
                     # the storm is done (its last slides changed nothing the camera reads, or
-                    # were read only now) and a pawn has moved since: the next turn began, and
-                    # this change is its first action
+                    # were read only now) and a cell it left alone changed, or a pawn has moved
+                    # since: the next turn began, and this change is its first action
                     own = {s: r for s, r in observed.items() if self.model.cell_of(s) in changed}
                     return self.explain(own, changed, unsure)
                 return Verdict("nothing", [], sorted(changed, key=str), "The table matches the storm.")
@@ -849,6 +863,17 @@ class ForbiddenDesertTracker(Tracker):
         names = " or ".join(c.replace("_", " ") for c in cards)
         text = f"Is the storm card {names}?" if len(cards) <= 3 else "Which storm card was drawn?"
         return Verdict("ask", [], cells, text, options=[[Event.make("storm", "storm_card", card=c)] for c in cards])
+
+    def _beyond_storm(self, cells: set) -> set:
+        """The cells of ``cells`` the storm since :attr:`storm_start` left alone (the same tile,
+        face, sand and parts as before its first card), once it is over (the actions phase);
+        empty while the storm goes on (only its cards and slides change the table then)."""
+        if self.state.phase != "actions":
+            return set()
+        start = self.storm_start or self.awaiting or self.state
+        was, want = self.model.expected(start), self.model.expected(self.state)
+        return {cell for cell in cells if cell != CARD_CELL and start.slot_at(cell) == self.state.slot_at(cell)
+                and all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))}
 
     def _pawn_walked(self, observed: Observation, changed: set) -> bool:
         """Whether, in the actions phase (in the storm no pawn walks), a sure pawn reading on a

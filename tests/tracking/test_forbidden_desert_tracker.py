@@ -13,7 +13,8 @@ from assistant.games.forbidden_desert import legal
 from assistant.games.forbidden_desert.components import ALL_CELLS
 from assistant.tracking.base import Reading, diff_cells
 from assistant.tracking.forbidden_desert import (AWAITING_SLIDES, CARD_CELL, REVEAL_CONFIDENCE, ForbiddenDesertTable,
-                                                 UNSURE_ACTION, ForbiddenDesertTracker)
+                                                 UNSEEN_SAND_CONFIDENCE, UNSURE_ACTION, ForbiddenDesertTracker,
+                                                 corrections)
 
 GAME = get_game("forbidden-desert")
 MODEL = ForbiddenDesertTable()
@@ -1001,3 +1002,55 @@ def test_an_action_read_only_unsurely_is_a_question_not_nothing():
     noisy = {s: r for s, r in quiet.items() if MODEL.cell_of(s) == here}
     noisy[sand] = Reading("light", 0.45, 0.2, ("none",))
     assert ForbiddenDesertTracker(GAME, s0).explain(noisy, {here}).kind == "nothing"
+
+
+def test_sand_the_storm_laid_where_the_gate_saw_no_change_is_told_only_when_read_confidently():
+    """Wind n 2: C4's bare dune back is replaced by C5's, which takes a second marker (dark), and
+    the gate, in a dim room, sees only C3 and C5 change. C4 then reads bare at 0.85: the marker
+    laid in the dim changed the picture too little for the gate and for the sand reader, and the
+    storm is done. Read bare at 0.95, it is told. Before any slide was seen (only the card
+    place changed), the same 0.85 reading is told: the players have not slid yet."""
+    s0 = start()
+    tracker = storm_laid(s0, "wind_n_2")
+    after = tracker.state
+    assert (MODEL.expected(s0)[("sand", 3, 2)], MODEL.expected(after)[("sand", 3, 2)]) == ("none", "dark")
+    dim = table(after)
+    dim[("sand", 3, 2)] = Reading("none", 0.85, 1.5)
+    assert corrections(MODEL, s0, after, dim, s0, {CARD_CELL}) == ["add sand, dark side up, to C4"]
+    verdict = tracker.explain(dim, [(2, 2), (4, 2)])
+    assert verdict.kind == "nothing" and tracker.awaiting is None, (verdict.message, verdict.corrections)
+    tracker = storm_laid(s0, "wind_n_2")
+    dim[("sand", 3, 2)] = Reading("none", UNSEEN_SAND_CONFIDENCE + 0.05, 1.5)
+    verdict = tracker.explain(dim, [(2, 2), (4, 2)])
+    assert verdict.kind == "ask" and verdict.corrections == ["add sand, dark side up, to C4"]
+
+
+def test_a_marker_taken_off_a_cell_the_storm_left_alone_is_the_next_turns_first_action():
+    """The storm's last card was committed from its slides' cells and the table is still under
+    watch when the next player takes the marker off B1, which the storm left alone: that is the
+    turn's first action (it was asked about as a storm correction, "add one sand to B1"). The
+    same change while the storm's own slides are still undone leaves the storm's question."""
+    def storm_over():
+        tracker = ForbiddenDesertTracker(GAME, start({"sand": [[0, 1, 1]]}))
+        for card in ("wind_n_2", "wind_e_1", "wind_s_1"):
+            if tracker.state.phase == "actions" and tracker.log:
+                break
+            observed = table(tracker.state)
+            observed[("card",)] = Reading(card)
+            assert tracker.explain(observed, [CARD_CELL]).kind == "commit"
+        assert tracker.state.phase == "actions" and tracker.awaiting is not None
+        return tracker
+    tracker = storm_over()
+    after = tracker.state
+    take = Event.make(after.active, "remove_sand", at=(0, 1))
+    seen = table(play(after, take))
+    seen[("sand", 0, 1)] = Reading("none", 0.8, 1.5)
+    verdict = tracker.explain(seen, [(0, 1)])
+    assert verdict.kind == "commit" and verdict.events == [take], (verdict.message, verdict.corrections)
+    assert tracker.awaiting is None and summary(tracker.state) == summary(play(after, take))
+    tracker = storm_over()
+    undone = dict(seen)
+    undone[("face", 4, 1)] = Reading("storm")       # the last slide not made: the storm still on B5
+    verdict = tracker.explain(undone, [(0, 1)])
+    assert verdict.kind == "ask" and verdict.corrections and tracker.awaiting is not None
+    assert summary(tracker.state) == summary(after)
