@@ -339,7 +339,10 @@ class ForbiddenDesertTracker(Tracker):
         storm leaves a cell as it was, a cell that never was in ``changed`` is not judged
         (:attr:`storm_seen`, :func:`corrections`). ``unsure``: the cells of ``changed`` the gate
         was not sure changed (a pawn's lean, glare); they are explained like the others but do
-        not count as seen changing when cells tell a card (:attr:`card_seen`)."""
+        not count as seen changing when cells tell a card (:attr:`card_seen`). Once the storm
+        is over, a cell it left alone that changed surely is the next turn's first action: the
+        check of the storm leaves it out, and when the storm's own cells match, the change is
+        explained as actions (:meth:`_beyond_storm`)."""
         changed = set(changed)
         place = None
         if CARD in observed and CARD_CELL not in changed and not self.wants_whole_table:
