@@ -134,6 +134,18 @@ def test_a_tile_the_camera_clipped_is_what_the_prior_says_and_unsure():
     assert D.table_readings(unwashed, prior) == D._joint(unwashed, prior, censored=False)[0]
 
 
+def test_a_cell_read_alone_under_the_glare_core_is_unsure_whatever_it_looks_like():
+    """A dune back whose centre the sensor saturated looks like the bare mat: read alone, its
+    best label (here the storm) is kept but unsure, with no margin; the same evidence with a
+    little saturation reads as surely as before."""
+    washed = replace(_scores(0.1, {"dune_back": 0.1, "gear": 0.05}, empty=1.0), saturated=D.SATURATED_UNSURE)
+    clear = replace(washed, saturated=D.SATURATED_UNSURE / 2)
+    alone, seen = D.single_readings({(2, 1): washed})[(2, 1)], D.single_readings({(2, 1): clear})[(2, 1)]
+    assert seen.label == alone.label == "storm" and seen.confidence > 0.9
+    assert alone.confidence == D.SATURATED_CONFIDENCE and alone.margin == 0.0
+    assert seen == D._reading(D.cell_posterior(clear))
+
+
 def test_a_clipped_cell_the_whole_evidence_reads_unknown_is_capped_by_that_reading():
     """``unknown`` reports confidence 0; the cap on a cell the tempered evidence reads otherwise
     uses the whole reading's own probability (review finding: ``1 - 0`` let the prior's label

@@ -291,6 +291,10 @@ class CellScores:
         The share of the cell's centre (:func:`clipped_share`) where the camera clipped or a
         glare lifted the art to the mat's own white (:func:`wash_levels`): what the rules weigh
         against the camera's evidence (:func:`table_readings`).
+    saturated : float
+        The share of the cell centre's channel values at ``CLIP_LEVEL`` or above (the sensor's
+        own clipping, whatever the mat's white): how far a cell read alone may be believed
+        (:func:`single_readings`).
     fitted : (crop, origin_mm, dict label -> Fit) or None
         The pictures of the labels near the cell's best fitted to the cell
         (:func:`~.desert_fit.fit_picture` on :func:`~.desert_fit.cell_crop`), kept so that what
@@ -307,6 +311,7 @@ class CellScores:
     told: dict = field(default_factory=dict)
     clipped: float = 0.0
     told_pixels: dict = field(default_factory=dict)
+    saturated: float = 0.0
 
     @property
     def scores(self) -> dict[str, float]:
@@ -435,6 +440,7 @@ class DesertFlat:
         squares = {c: _centre_square(fine_img, region[:2], self.layout.cell(c).center_mm) for c in cells}
         levels = wash_levels(bare, [float(q.mean()) for q in squares.values() if q.size])
         clipped = {c: _share_reaching(q, levels) for c, q in squares.items()}
+        saturated = {c: _share_reaching(q, CLIP_LEVEL) for c, q in squares.items()}
         found = None
         if len(cells) >= 20:
             found = self.bank(DEFAULT_TILE_MM).coarse(coarse, region[:2], windows)
@@ -465,7 +471,8 @@ class DesertFlat:
             else:
                 fine_scores = bank.fine(fine, colour, region[:2], shortlist)
             if not fine_scores:
-                out[cell] = CellScores({}, {}, {}, 0.0, empty[cell], clipped=clipped[cell])
+                out[cell] = CellScores({}, {}, {}, 0.0, empty[cell], clipped=clipped[cell],
+                                       saturated=saturated[cell])
                 continue
             top = max(fine_scores.values(), key=lambda m: m.score)
             close = sorted(fine_scores.values(), key=lambda m: -m.score)[:CONTRASTED]
@@ -476,7 +483,8 @@ class DesertFlat:
             near = [m for lab, m in fine_scores.items() if before[lab] >= max(before.values()) - EXPLAIN_NATS]
             share, (crop, origin, fits) = self.explain(frame, homography, cell, near)
             share = {lab: share.get(lab, 0.0) for lab in fine_scores}
-            scores = CellScores(fine_scores, gain, share, top.score, empty[cell], clipped=clipped[cell])
+            scores = CellScores(fine_scores, gain, share, top.score, empty[cell], clipped=clipped[cell],
+                                saturated=saturated[cell])
             out[cell] = replace(scores, fitted=(crop, origin, fits))
         return self.tell_labels(self.tell_backs(out))
 
@@ -1051,12 +1059,37 @@ def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[s
     return out, belief
 
 
+#: a cell read alone whose centre has at least this share of its channel values saturated
+#: (``CLIP_LEVEL``, :attr:`CellScores.saturated`) reads no surer than ``SATURATED_CONFIDENCE``
+#: with no margin (:func:`single_readings`): under a lamp's glare core the camera cannot tell a
+#: tile from the bare mat, nor one tile from another. Chosen on the live loop's reads of
+#: changed cells in development stress games 8837-8842 (second renderer): of 122 face
+#: readings, the 26 sure right ones had at most 0.2 saturated; the three sure wrong ones
+#: (a dune back under the glare read ``storm`` at 0.96-0.99) had 0.41-0.56
+SATURATED_UNSURE, SATURATED_CONFIDENCE = 0.3, 0.5
+
+
 def single_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatReading]:
     """Each cell read alone (:func:`cell_posterior`): the best label, its probability, the
-    log-odds over the runner-up, and the runner-up as the alternative."""
+    log-odds over the runner-up, and the runner-up as the alternative; where the camera
+    saturated at least ``SATURATED_UNSURE`` of the cell's centre, the probability capped at
+    ``SATURATED_CONFIDENCE`` and the margin at 0 (the label kept: unsure, not unknown).
+
+    Parameters
+    ----------
+    scores : dict cell -> CellScores
+        The cells read (:meth:`DesertFlat.score_cells`).
+
+    Returns
+    -------
+    dict cell -> FlatReading
+    """
     out = {}
     for cell, s in scores.items():
-        out[cell] = _reading(cell_posterior(s))
+        r = _reading(cell_posterior(s))
+        if s.saturated >= SATURATED_UNSURE and r.confidence > SATURATED_CONFIDENCE:
+            r = replace(r, confidence=SATURATED_CONFIDENCE, margin=min(r.margin, 0.0))
+        out[cell] = r
     return out
 
 
