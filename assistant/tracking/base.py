@@ -328,15 +328,20 @@ class Tracker:
             before = self.model.expected(self.state)
             if mismatches(before, observed, before, list(before), strict=True) == 0:
                 return Verdict("nothing", [], sorted(changed, key=str), "The table is as it was.")
-            for guess in self.model.guesses(self.state, before, observed):
+            guesses = self.model.guesses(self.state, before, observed)
+            for guess in guesses:
                 refusal = self.game.apply(self.state, guess)
                 if not refusal:
                     return Verdict("illegal", [guess], sorted(changed, key=str), refusal.message, refusal.reason)
+            # legal moves the readings suggest, though they fit no better than the table as it
+            # was (a pawn's arrival missed): offered, never committed
+            offered = [[guess] for guess in guesses]
             if unsure:
                 return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} "
-                                                  "clearly: please check those cells.")
+                                                  "clearly: please check those cells.", options=offered)
             return Verdict("ask", [], sorted(changed, key=str),
-                           f"No legal move explains the change at {names}: please put it back or enter the move.")
+                           f"No legal move explains the change at {names}: please put it back or enter the move.",
+                           options=offered)
         found.sort(key=lambda e: (e.mismatches, len(e.events)))
         best = found[0]                              # the closest fit, then the fewest events
         if best.mismatches >= 1:                     # nothing legal fits: an illegal move the readings name?

@@ -141,7 +141,8 @@ class ForbiddenDesertTable(TableModel):
     def guesses(self, state: State, before: Mapping[Slot, str], observed: Observation) -> list[Event]:
         """Moves the readings suggest, legal or not: a pawn colour that appeared on a cell (read
         without alternatives, or seen leaving another cell too) is a ``move`` there by its seat
-        (or, for another seat, the active player's ``navigate``); sand
+        (for another seat, the active player's ``navigate``, or a ``move`` taking it along when
+        the active pawn was seen leaving too); sand
         gone from a neighbour is a ``remove_sand``; the active pawn's tile turned over an
         ``excavate``."""
         out: list[Event] = []
@@ -157,12 +158,17 @@ class ForbiddenDesertTable(TableModel):
             kind, cell = slot[0], self.cell_of(slot)
             if kind == "pawns":
                 was, now = colours_of(before.get(slot, "")), colours_of(reading.label)
+                mover = COLOUR[state.adventurer(state.active)]
                 for colour in sorted(now - was):
                     seat = seat_of_colour.get(colour)
                     if seat is None:
                         continue
                     if seat == state.active:
                         out.append(Event.make(seat, "move", to=cell))
+                    elif mover in left:
+                        # the active pawn was seen leaving too (its arrival missed): it took
+                        # this one along, a rider, not a push
+                        out.append(Event.make(state.active, "move", to=cell, carry=seat))
                     else:
                         out.append(Event.make(state.active, "navigate", target=seat, to=cell))
             elif kind == "sand" and reading.label != before.get(slot):

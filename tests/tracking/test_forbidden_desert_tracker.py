@@ -1054,3 +1054,21 @@ def test_a_marker_taken_off_a_cell_the_storm_left_alone_is_the_next_turns_first_
     verdict = tracker.explain(undone, [(0, 1)])
     assert verdict.kind == "ask" and verdict.corrections and tracker.awaiting is not None
     assert summary(tracker.state) == summary(after)
+
+
+def test_a_rider_whose_climber_was_seen_leaving_but_not_arriving_is_not_called_a_push():
+    """The climber walks from B2 to B1 taking the explorer's green pawn along; the camera sees
+    both leave B2 but only the green pawn arrive (the climber's black pawn missed on B1). That is
+    not the climber pushing the explorer (illegal: only the navigator moves others) but a walk
+    with a rider half seen: a question offering that walk, never an illegal claim (the test
+    above keeps a push by a player who is not the navigator named illegal)."""
+    s0 = start(players=("climber", "explorer", "navigator"))
+    before = MODEL.expected(s0)
+    src, dst = ("pawns", 1, 1), ("pawns", 0, 1)
+    held = sorted(filter(None, before[src].split("+")))
+    assert {"black", "green"} <= set(held) and s0.active == 0
+    walked = play(s0, Event.make(0, "move", to=(0, 1), carry=1))
+    observed = {src: Reading(MODEL.expected(walked)[src], 0.9, 5.0, (before[src],)),
+                dst: Reading("green", 0.9, 5.0, ("",))}
+    verdict = ForbiddenDesertTracker(GAME, s0).explain(observed, {(1, 1), (0, 1)})
+    assert verdict.kind == "ask" and [Event.make(0, "move", to=(0, 1), carry=1)] in verdict.options, verdict
