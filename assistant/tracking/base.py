@@ -104,6 +104,10 @@ class TableModel(ABC):
         """Read ``slots`` off a frame ``(H, W, 3) uint8`` BGR with the mat's homography (mm -> px)."""
         raise NotImplementedError(f"{type(self).__name__} has no detector")
 
+    #: whether :meth:`guesses` the engine allows are offered as the options of a question when
+    #: nothing legal fits the readings (games whose events hold nothing hidden)
+    offers_guesses: bool = False
+
     def guesses(self, state: Any, before: Mapping[Slot, str], observed: Observation) -> list[Event]:
         """Single events, legal or not, that the change suggests (to name an illegal move)."""
         return []
@@ -334,8 +338,9 @@ class Tracker:
                 if not refusal:
                     return Verdict("illegal", [guess], sorted(changed, key=str), refusal.message, refusal.reason)
             # legal moves the readings suggest, though they fit no better than the table as it
-            # was (a pawn's arrival missed): offered, never committed
-            offered = [[guess] for guess in guesses]
+            # was (a pawn's arrival missed): offered where the game has nothing hidden in
+            # them (TableModel.offers_guesses), never committed
+            offered = [[guess] for guess in guesses] if self.model.offers_guesses else []
             if unsure:
                 return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} "
                                                   "clearly: please check those cells.", options=offered)

@@ -81,6 +81,7 @@ class ForbiddenDesertTable(TableModel):
 
     game = "forbidden-desert"
     KINDS = ("face", "sand", "pawns", "parts")
+    offers_guesses = True                       # a cooperative game: its moves hide nothing
 
     def __init__(self, cards_from_camera: bool = False):
         #: whether a Jet Pack or Dune Blaster is recognised from the table alone; by default the
