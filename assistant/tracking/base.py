@@ -42,6 +42,9 @@ COMMIT_BELOW = 0.5
 #: a reading below this confidence, or with a margin below MIN_MARGIN, does not decide anything
 MIN_CONFIDENCE = 0.6
 MIN_MARGIN = 0.5
+#: ``Verdict.reason`` of a question whose options are only what the readings suggest
+#: (:meth:`TableModel.guesses`) where nothing legal fits them: never settled, only answered
+GUESSED = "guessed"
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,8 @@ class TableModel(ABC):
     offers_guesses: bool = False
 
     def guesses(self, state: Any, before: Mapping[Slot, str], observed: Observation) -> list[Event]:
-        """Single events, legal or not, that the change suggests (to name an illegal move)."""
+        """Single events, legal or not, that the change suggests: to name an illegal move, and,
+        where :attr:`offers_guesses`, the legal ones as a question's options."""
         return []
 
     def describe(self, cell: Cell) -> str:
@@ -343,10 +347,10 @@ class Tracker:
             offered = [[guess] for guess in guesses] if self.model.offers_guesses else []
             if unsure:
                 return Verdict("ask", [], unsure, f"I cannot read {', '.join(map(self.model.describe, unsure))} "
-                                                  "clearly: please check those cells.", options=offered)
+                                                  "clearly: please check those cells.", GUESSED, options=offered)
             return Verdict("ask", [], sorted(changed, key=str),
                            f"No legal move explains the change at {names}: please put it back or enter the move.",
-                           options=offered)
+                           GUESSED, options=offered)
         found.sort(key=lambda e: (e.mismatches, len(e.events)))
         best = found[0]                              # the closest fit, then the fewest events
         if best.mismatches >= 1:                     # nothing legal fits: an illegal move the readings name?

@@ -159,16 +159,16 @@ class ForbiddenDesertTable(TableModel):
             kind, cell = slot[0], self.cell_of(slot)
             if kind == "pawns":
                 was, now = colours_of(before.get(slot, "")), colours_of(reading.label)
-                mover = COLOUR[state.adventurer(state.active)]
+                climber = state.adventurer(state.active) == "climber"
                 for colour in sorted(now - was):
                     seat = seat_of_colour.get(colour)
                     if seat is None:
                         continue
                     if seat == state.active:
                         out.append(Event.make(seat, "move", to=cell))
-                    elif mover in left:
-                        # the active pawn was seen leaving too (its arrival missed): it took
-                        # this one along, a rider, not a push
+                    elif climber and COLOUR["climber"] in left and state.pawn[seat] == state.pawn[state.active]:
+                        # the active climber, on this pawn's tile, was seen leaving too (its
+                        # arrival missed): it took this one along, a rider, not a push
                         out.append(Event.make(state.active, "move", to=cell, carry=seat))
                     else:
                         out.append(Event.make(state.active, "navigate", target=seat, to=cell))
@@ -364,6 +364,7 @@ class ForbiddenDesertTracker(Tracker):
             self.pending_cards = []              # the state moved on (an answer on the tablet)
         if self.awaiting is None and not self.pending_cards:
             self.storm_seen = set()              # nothing waits: the cells seen from now on
+        seen_before = set(self.storm_seen)
         self.storm_seen |= changed
         surely = changed - set(unsure)
         self.card_seen = (self.card_seen | surely) if self.pending_cards else surely
@@ -403,10 +404,10 @@ class ForbiddenDesertTracker(Tracker):
         if self.awaiting is not None:
             # cells the storm left alone that changed surely now, once the storm is over: the
             # next turn's first action (a marker taken off), not a slip of the storm to correct
-            beyond = self._beyond_storm(changed - set(unsure))
+            beyond = self._beyond_storm(changed - set(unsure), seen_before)
             fixes = corrections(self.model, self.awaiting, self.state,
                                 {s: r for s, r in observed.items() if self.model.cell_of(s) not in beyond},
-                                self.storm_start or self.awaiting, self.storm_seen)
+                                self.storm_start or self.awaiting, self.storm_seen - beyond)
             if not fixes:
                 self.awaiting = None
                 if beyond or self._pawn_walked(observed, changed):
@@ -874,16 +875,22 @@ class ForbiddenDesertTracker(Tracker):
         text = f"Is the storm card {names}?" if len(cards) <= 3 else "Which storm card was drawn?"
         return Verdict("ask", [], cells, text, options=[[Event.make("storm", "storm_card", card=c)] for c in cards])
 
-    def _beyond_storm(self, cells: set) -> set:
-        """The cells of ``cells`` the storm since :attr:`storm_start` left alone (the same tile,
-        face, sand and parts as before its first card), once it is over (the actions phase);
-        empty while the storm goes on (only its cards and slides change the table then)."""
+    def _beyond_storm(self, surely: set, seen_before: set) -> set:
+        """The cells the gate saw change surely (``surely``) that the storm since
+        :attr:`storm_start` left alone (the same tile, face, sand and parts as before its first
+        card) and that had not changed since it began (``seen_before``, :attr:`storm_seen`
+        before this change: a cell a correction was asked for is the storm's), once the storm
+        is over (the actions phase) and when nothing else changed surely: empty otherwise (while
+        the storm goes on only its cards and slides change the table, and a change that also
+        moved the storm's cells may be a hand knocking a marker during a slide)."""
         if self.state.phase != "actions":
             return set()
         start = self.storm_start or self.awaiting or self.state
         was, want = self.model.expected(start), self.model.expected(self.state)
-        return {cell for cell in cells if cell != CARD_CELL and start.slot_at(cell) == self.state.slot_at(cell)
-                and all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))}
+        out = {cell for cell in surely if cell != CARD_CELL and cell not in seen_before
+               and start.slot_at(cell) == self.state.slot_at(cell)
+               and all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))}
+        return out if out == surely - {CARD_CELL} else set()
 
     def _pawn_walked(self, observed: Observation, changed: set) -> bool:
         """Whether, in the actions phase (in the storm no pawn walks), a sure pawn reading on a

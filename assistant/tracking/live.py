@@ -20,7 +20,7 @@ import numpy as np
 
 from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams, StillMean
 from ..vision.pipeline import BoardWatcher, WatchOutput
-from .base import Reading, Verdict
+from .base import GUESSED, Reading, Verdict
 from .desert_riders import carry_only, disputed_pawns, seen_present
 from .forbidden_desert import CARD, CARD_CELL, UNSURE_ACTION, ForbiddenDesertTracker, colours_of
 
@@ -162,7 +162,7 @@ class LiveDesert:
             asked = set(slots)
             readings = leaving_only({s: r for s, r in readings.items() if s in asked}, pawns, cells)
         verdict = self.tracker.explain(readings, cells, unsure=set(event.unsure) | (self.pending - set(event.changed)))
-        if verdict.kind == "ask" and verdict.reason != UNSURE_ACTION and carry_only(verdict.options):
+        if verdict.kind == "ask" and verdict.reason not in (UNSURE_ACTION, GUESSED) and carry_only(verdict.options):
             verdict = self.look_for_riders(frame, out.track.homography, verdict, cells)
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
             self.reference = (frame.copy(), out.track.homography, self._pawns())

@@ -11,7 +11,7 @@ from assistant.games import get_game
 from assistant.games.base import Event
 from assistant.games.forbidden_desert import legal
 from assistant.games.forbidden_desert.components import ALL_CELLS
-from assistant.tracking.base import Reading, diff_cells
+from assistant.tracking.base import GUESSED, Reading, diff_cells
 from assistant.tracking.forbidden_desert import (AWAITING_SLIDES, CARD_CELL, REVEAL_CONFIDENCE, ForbiddenDesertTable,
                                                  UNSEEN_SAND_CONFIDENCE, UNSURE_ACTION, ForbiddenDesertTracker,
                                                  corrections)
@@ -1048,6 +1048,11 @@ def test_a_marker_taken_off_a_cell_the_storm_left_alone_is_the_next_turns_first_
     verdict = tracker.explain(seen, [(0, 1)])
     assert verdict.kind == "commit" and verdict.events == [take], (verdict.message, verdict.corrections)
     assert tracker.awaiting is None and summary(tracker.state) == summary(play(after, take))
+    # the same change in one with a storm cell changing surely (a hand knocking the marker off
+    # during the last slide): the storm's check, not the next turn
+    tracker = storm_over()
+    verdict = tracker.explain(seen, [(0, 1), (4, 1)])
+    assert verdict.kind == "ask" and verdict.corrections == ["add one sand to B1"] and tracker.awaiting is not None
     tracker = storm_over()
     undone = dict(seen)
     undone[("face", 4, 1)] = Reading("storm")       # the last slide not made: the storm still on B5
@@ -1072,3 +1077,20 @@ def test_a_rider_whose_climber_was_seen_leaving_but_not_arriving_is_not_called_a
                 dst: Reading("green", 0.9, 5.0, ("",))}
     verdict = ForbiddenDesertTracker(GAME, s0).explain(observed, {(1, 1), (0, 1)})
     assert verdict.kind == "ask" and [Event.make(0, "move", to=(0, 1), carry=1)] in verdict.options, verdict
+    assert verdict.reason == GUESSED                     # offered, never settled by the pawns seen standing
+
+
+def test_a_navigator_who_walked_and_then_moved_another_pawn_is_not_called_an_illegal_carry():
+    """The navigator walks from B2 to A2 (her arrival missed) and then moves the explorer's
+    green pawn from B2 to B3: both seen leaving B2, green seen arriving. Only the climber takes
+    a pawn along, so the readings are not guessed as a carry (which the engine would call
+    illegal): a question, not an illegal claim."""
+    s0 = start({"turn": 1}, players=("archeologist", "navigator", "explorer"))
+    before = MODEL.expected(s0)
+    src, dst = ("pawns", 1, 1), ("pawns", 2, 1)
+    assert s0.active == 1 and "green" in before[src]
+    s1 = play(s0, Event.make(1, "move", to=(1, 0)), Event.make(1, "navigate", target=2, to=(2, 1)))
+    observed = {src: Reading(MODEL.expected(s1)[src], 0.9, 5.0, (before[src],)),
+                dst: Reading("green", 0.9, 5.0, ("",))}
+    verdict = ForbiddenDesertTracker(GAME, s0).explain(observed, {(1, 1), (2, 1)})
+    assert verdict.kind != "illegal", verdict
