@@ -142,8 +142,8 @@ class ForbiddenDesertTable(TableModel):
     def guesses(self, state: State, before: Mapping[Slot, str], observed: Observation) -> list[Event]:
         """Moves the readings suggest, legal or not: a pawn colour that appeared on a cell (read
         without alternatives, or seen leaving another cell too) is a ``move`` there by its seat
-        (for another seat, the active player's ``navigate``, or a ``move`` taking it along when
-        the active pawn was seen leaving too); sand
+        (for another seat, the active player's ``navigate``, or, when the active player is the
+        climber on that pawn's tile and was seen leaving too, a ``move`` taking it along); sand
         gone from a neighbour is a ``remove_sand``; the active pawn's tile turned over an
         ``excavate``."""
         out: list[Event] = []
