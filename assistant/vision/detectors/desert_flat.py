@@ -1064,7 +1064,7 @@ def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[s
 #: with no margin (:func:`single_readings`): under a lamp's glare core the camera cannot tell a
 #: tile from the bare mat, nor one tile from another. Chosen on the live loop's reads of
 #: changed cells in development stress games 8837-8842 (second renderer): of 122 face
-#: readings, the 26 sure right ones had at most 0.2 saturated; the three sure wrong ones
+#: readings, the 94 sure right ones had at most 0.2 saturated; the three sure wrong ones
 #: (a dune back under the glare read ``storm`` at 0.96-0.99) had 0.41-0.56
 SATURATED_UNSURE, SATURATED_CONFIDENCE = 0.3, 0.5
 
