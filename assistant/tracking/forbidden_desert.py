@@ -182,6 +182,12 @@ class ForbiddenDesertTable(TableModel):
         return out
 
 
+def looks_alike(was: Mapping[Slot, str], want: Mapping[Slot, str], cell: Cell) -> bool:
+    """Whether two expected tables (:meth:`ForbiddenDesertTable.expected`, dict slot -> label)
+    show ``cell`` (row, column) with the same face, sand and parts (pawns aside)."""
+    return all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))
+
+
 def corrections(model: ForbiddenDesertTable, before: State, state: State, observed: Observation,
                 settled: State | None = None, seen: Iterable[Cell] | None = None) -> list[str]:
     """What to change on the table so that it matches the engine's state (after a storm card).
@@ -233,7 +239,7 @@ def corrections(model: ForbiddenDesertTable, before: State, state: State, observ
         if seen is not None:
             seen = set(seen)
             left_alone = {cell for cell in ALL_CELLS if cell not in seen
-                          and all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))}
+                          and looks_alike(was, want, cell)}
             if seen - {CARD_CELL}:
                 unseen = set(ALL_CELLS) - seen
     # pawns ride their tiles: a tile slid to the right cell carried its pawns, and pawns read on
@@ -889,7 +895,7 @@ class ForbiddenDesertTracker(Tracker):
         was, want = self.model.expected(start), self.model.expected(self.state)
         out = {cell for cell in surely if cell != CARD_CELL and cell not in seen_before
                and start.slot_at(cell) == self.state.slot_at(cell)
-               and all(was.get((kind, *cell)) == want.get((kind, *cell)) for kind in ("face", "sand", "parts"))}
+               and looks_alike(was, want, cell)}
         return out if out == surely - {CARD_CELL} else set()
 
     def _pawn_walked(self, observed: Observation, changed: set) -> bool:
