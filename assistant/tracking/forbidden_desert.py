@@ -182,6 +182,37 @@ class ForbiddenDesertTable(TableModel):
         return out
 
 
+def faces_this_turn(model: "ForbiddenDesertTable", state: State) -> dict[Cell, set[str]] | None:
+    """The face labels each cell may show until the next storm card: the one it shows now
+    (:meth:`ForbiddenDesertTable.expected`) and, for a tile not yet excavated, every face its
+    back still allows (:func:`~..games.forbidden_desert.legal.possible_faces`). During a turn's
+    actions no tile moves (only the storm slides them, rules §4), and an excavation turns one
+    over (rules §3.7).
+
+    Parameters
+    ----------
+    model : ForbiddenDesertTable
+    state : State
+        The engine's state.
+
+    Returns
+    -------
+    dict (row, column) -> set of str, or None
+        Every cell's labels; None when a storm card may be laid next (the storm phase, or the
+        turn's actions spent: slides may follow) or the game is over.
+    """
+    if state.result != "ongoing" or state.phase != "actions" or state.actions_left <= 0:
+        return None
+    shown = model.expected(state)
+    out = {}
+    for cell in ALL_CELLS:
+        slot = state.slot_at(cell)
+        out[cell] = {shown[("face", *cell)]}
+        if slot is not None and not state.excavated[slot]:
+            out[cell] |= set(legal.possible_faces(state, slot))
+    return out
+
+
 def looks_alike(was: Mapping[Slot, str], want: Mapping[Slot, str], cell: Cell) -> bool:
     """Whether two expected tables (:meth:`ForbiddenDesertTable.expected`, dict slot -> label)
     show ``cell`` (row, column) with the same face, sand and parts (pawns aside)."""

@@ -22,7 +22,7 @@ from ..vision.motion import FAINT_CHANGE_BLOCKS, GateParams, StillMean
 from ..vision.pipeline import BoardWatcher, WatchOutput
 from .base import GUESSED, Reading, Verdict
 from .desert_riders import carry_only, disputed_pawns, seen_present
-from .forbidden_desert import CARD, CARD_CELL, UNSURE_ACTION, ForbiddenDesertTracker, colours_of
+from .forbidden_desert import CARD, CARD_CELL, UNSURE_ACTION, ForbiddenDesertTracker, colours_of, faces_this_turn
 
 #: after a storm card the whole table is read with the faces the engine now expects favoured
 #: by this many nats (:func:`expected_faces`, guarded as
@@ -32,6 +32,14 @@ from .forbidden_desert import CARD, CARD_CELL, UNSURE_ACTION, ForbiddenDesertTra
 #: wrong, while one it sees clearly otherwise still is. Set by judgement, as the set-up's
 #: ``SETUP_PRIOR_NATS``, and checked on development game videos
 STORM_PRIOR_NATS = 3.0
+
+#: during a turn's actions the faces a cell may show (:func:`turn_prior`: the one it shows, or
+#: one its back still allows) are favoured by this many nats on the live loop's reads of the
+#: changed cells: a tile just excavated under the pawns on it, or in a lamp's glare, reads
+#: closer between its face and faces no rule lets it show than between the two it may show
+#: (development stress games 8837 and 8842: the crash site excavated, read ``crash_site`` at
+#: 0.51-0.59 with ``gear`` or ``tunnel`` the runner-up). Chosen on development game videos
+TURN_PRIOR_NATS = 4.0
 
 #: still frames before the gate compares (its default is 3): the pawns are read from their mean,
 #: the first left out (four frames: half the noise of one)
@@ -141,7 +149,7 @@ class LiveDesert:
         self.still.restart()
         self._window_still = False
         cells = set(event.changed) | set(event.unsure) | self.pending
-        prior = whole_table_prior(self.tracker)
+        prior = whole_table_prior(self.tracker) or turn_prior(self.tracker, cells)
         if self.tracker.wants_whole_table:
             slots = None                               # after a storm card: read the whole table
         else:
@@ -227,6 +235,33 @@ def whole_table_prior(tracker: ForbiddenDesertTracker) -> dict[tuple, dict[str, 
     if not tracker.wants_whole_table or tracker.awaiting is None or tracker.card_pending:
         return None
     return expected_faces(tracker.model.expected(tracker.state), STORM_PRIOR_NATS)
+
+
+def turn_prior(tracker: ForbiddenDesertTracker, cells: set) -> dict[tuple, dict[str, float]] | None:
+    """The prior the live loop's read of some cells takes during a turn's actions
+    (``FDDetector.read(prior=)``, each cell alone: :func:`~..vision.detectors.desert_flat.single_readings`).
+
+    Parameters
+    ----------
+    tracker : ForbiddenDesertTracker
+    cells : set
+        The cells of the change (the card place among them when it changed).
+
+    Returns
+    -------
+    dict (r, c) -> {label: nats}, or None
+        Per cell the faces it may show this turn (:func:`~.forbidden_desert.faces_this_turn`)
+        and ``unknown`` (something nothing taught fits: a hand, a misplaced tile), each favoured
+        by ``TURN_PRIOR_NATS``. None while the whole table is read after a storm card, when the
+        card place changed or a card may be laid next (slides may follow: a slid tile must read
+        as what it is), or the game is over.
+    """
+    if tracker.wants_whole_table or CARD_CELL in cells:
+        return None
+    faces = faces_this_turn(tracker.model, tracker.state)
+    if faces is None:
+        return None
+    return {cell: {label: TURN_PRIOR_NATS for label in labels | {"unknown"}} for cell, labels in faces.items()}
 
 
 def expected_faces(expected: Mapping, nats: float) -> dict[tuple, dict[str, float]]:

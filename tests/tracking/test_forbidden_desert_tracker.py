@@ -976,6 +976,34 @@ def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed(
     assert tracker.card_pending and tracker.awaiting is not None and whole_table_prior(tracker) is None
 
 
+def test_during_a_turn_each_cell_may_show_only_its_face_or_one_its_back_allows():
+    """In a turn's actions no tile moves and an excavation turns one over (rules §3.7, §4): the
+    live loop's read of the changed cells favours the face each cell shows, or for a tile not
+    yet excavated each face its back still allows (`faces_this_turn`, `turn_prior`); none while
+    a storm card may come next (the actions spent, the card place changed, the storm) or the
+    whole table is read after one."""
+    from assistant.tracking.forbidden_desert import faces_this_turn
+    from assistant.tracking.live import TURN_PRIOR_NATS, turn_prior
+
+    s0 = start({"sand": [[0, 1, 1]]})
+    faces = faces_this_turn(MODEL, s0)
+    assert faces[(2, 2)] == {"storm"} and faces[(1, 1)] == {"crash_site_back", "crash_site"}
+    assert faces[(1, 4)] == {"water_back", "well", "mirage"}
+    assert "gear" in faces[(0, 1)] and "well" not in faces[(0, 1)] and "dune_back" in faces[(0, 1)]
+    s2 = play(s0, Event.make(0, "move", to=(0, 1)), Event.make(0, "remove_sand", at=(0, 1)),
+              Event.make(0, "excavate", reveals="launch_pad"))
+    after = faces_this_turn(MODEL, s2)
+    assert after[(0, 1)] == {"launch_pad"} and "launch_pad" not in after[(0, 2)]   # each face once
+    tracker = ForbiddenDesertTracker(GAME, s2)
+    prior = turn_prior(tracker, {(0, 1)})
+    assert prior[(0, 1)] == {"launch_pad": TURN_PRIOR_NATS, "unknown": TURN_PRIOR_NATS} and len(prior) == 25
+    assert turn_prior(tracker, {(0, 1), CARD_CELL}) is None
+    spent = play(s2, Event.make(0, "move", to=(0, 2)))
+    assert spent.actions_left == 0 and faces_this_turn(MODEL, spent) is None
+    assert turn_prior(ForbiddenDesertTracker(GAME, spent), {(0, 2)}) is None
+    assert turn_prior(storm_laid(s0, "wind_n_2"), {(0, 1)}) is None
+
+
 def test_an_action_read_only_unsurely_is_a_question_not_nothing():
     """In a dim room a tile just excavated reads its face at 0.48 (as the crash site did in a
     development stress game): no sure reading differs from the table before, which used to pass

@@ -146,6 +146,35 @@ def test_a_cell_read_alone_under_the_glare_core_is_unsure_whatever_it_looks_like
     assert seen == D._reading(D.cell_posterior(clear))
 
 
+def test_a_cell_read_alone_with_the_rules_prior_weighs_only_what_the_rules_allow():
+    """The crash site excavated under three pawns fits its face barely better than a gear tile
+    (the live loop's read of a development stress game, 0.51 against about 0.49): alone it is
+    unsure; with the faces the rules allow there favoured (its back or the crash site's face)
+    it reads surely. A label the rules favour that the shortlist left out enters at the
+    shortlist's floor, never above it: the prior cannot make it sure against the camera."""
+    covered = _scores(0.5, {"crash_site": 0.50, "gear": 0.499, "tunnel": 0.45, "crash_site_back": 0.2})
+    alone = D.single_readings({(1, 1): covered})[(1, 1)]
+    assert alone.label == "crash_site" and alone.confidence < 0.6
+    allowed = {"crash_site_back": 4.0, "crash_site": 4.0, "unknown": 4.0}
+    ruled = D.single_readings({(1, 1): covered}, {(1, 1): allowed})[(1, 1)]
+    assert ruled.label == "crash_site" and ruled.confidence > 0.95
+    # the back left off the shortlist enters at its floor, under the weakest listed label: the
+    # face is then only as sure as that floor leaves it (the camera did not weigh the back)
+    unlisted = _scores(0.5, {"crash_site": 0.50, "gear": 0.499, "tunnel": 0.45})
+    z = D.cell_logits(unlisted)
+    floor = D.unlisted_floor(z)
+    assert floor == min(z[k] for k in unlisted.matches) - D.UNLISTED_PENALTY * D.WEIGHTS["fine"]
+    told = D.single_readings({(1, 1): unlisted}, {(1, 1): allowed})[(1, 1)]
+    assert told.label == "crash_site" and told.margin == pytest.approx(z["crash_site"] - floor)
+    assert told.confidence < ruled.confidence
+    # cells the prior does not name read as without it; a prior lifting every label changes nothing
+    other = _scores(0.8, {"dune_back": 0.8, "gear": 0.6})
+    both = D.single_readings({(1, 1): covered, (0, 0): other}, {(1, 1): allowed})
+    assert both[(0, 0)] == D.single_readings({(0, 0): other})[(0, 0)]
+    flat = {k: 2.0 for k in D.cell_logits(covered)}
+    assert D.single_readings({(1, 1): covered}, {(1, 1): flat})[(1, 1)].label == alone.label
+
+
 def test_a_clipped_cell_the_whole_evidence_reads_unknown_is_capped_by_that_reading():
     """``unknown`` reports confidence 0; the cap on a cell the tempered evidence reads otherwise
     uses the whole reading's own probability (review finding: ``1 - 0`` let the prior's label

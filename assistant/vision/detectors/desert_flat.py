@@ -918,6 +918,22 @@ def _log_probs(scores: CellScores, censored: bool = False) -> dict[str, float]:
     return {k: v - norm for k, v in z.items()}
 
 
+def unlisted_floor(z: Mapping[str, float], weight: float = 1.0) -> float:
+    """The log-odds (nats, on the scale of ``z``) of a label a cell's shortlist left out: the
+    weakest listed tile label's, less ``weight`` times ``UNLISTED_PENALTY`` fine-score units
+    (``unknown``'s where no tile label is listed).
+
+    Parameters
+    ----------
+    z : dict label -> float
+        A cell's log-odds or log-probabilities (:func:`cell_logits`, :func:`_log_probs`).
+    weight : float
+        How much the shortlist counts (1; less where the camera was washed out).
+    """
+    listed = [v for k, v in z.items() if k not in ("storm", "unknown")]
+    return (min(listed) if listed else z["unknown"]) - weight * UNLISTED_PENALTY * WEIGHTS["fine"]
+
+
 def _columns() -> list[tuple[str, tuple[str, ...]]]:
     """The table's pieces as assignment columns: each tile (its two sides' labels), the storm
     cell, and one ``unknown`` per cell (a cell nothing taught fits)."""
@@ -1018,12 +1034,9 @@ def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[s
     logp = {c: _log_probs(scores[c], censored) for c in cells}
     cols = _columns()
 
-    floor = {}                                  # per cell: the log-probability of a label not listed
-    for c in cells:
-        listed = [v for k, v in logp[c].items() if k not in ("storm", "unknown")]
-        # the shortlist is evidence too: tempered like the rest where the camera was washed out
-        weight = 1.0 - scores[c].clipped if censored else 1.0
-        floor[c] = (min(listed) if listed else logp[c]["unknown"]) - weight * UNLISTED_PENALTY * WEIGHTS["fine"]
+    # per cell: the log-probability of a label not listed; the shortlist is evidence too,
+    # tempered like the rest where the camera was washed out
+    floor = {c: unlisted_floor(logp[c], 1.0 - scores[c].clipped if censored else 1.0) for c in cells}
 
     prior = prior or {}
 
@@ -1069,16 +1082,23 @@ def _joint(scores: Mapping[object, CellScores], prior: Mapping[object, Mapping[s
 SATURATED_UNSURE, SATURATED_CONFIDENCE = 0.3, 0.5
 
 
-def single_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatReading]:
-    """Each cell read alone (:func:`cell_posterior`): the best label, its probability, the
-    log-odds over the runner-up, and the runner-up as the alternative; where the camera
-    saturated at least ``SATURATED_UNSURE`` of the cell's centre, the probability capped at
-    ``SATURATED_CONFIDENCE`` and the margin at 0 (the label kept: unsure, not unknown).
+def single_readings(scores: Mapping[object, CellScores],
+                    prior: Mapping[object, Mapping[str, float]] | None = None) -> dict[object, FlatReading]:
+    """Each cell read alone (:func:`cell_posterior`, weighed by ``prior``): the best label, its
+    probability, the log-odds over the runner-up, and the runner-up as the alternative; where
+    the camera saturated at least ``SATURATED_UNSURE`` of the cell's centre, the probability
+    capped at ``SATURATED_CONFIDENCE`` and the margin at 0 (the label kept: unsure, not unknown).
 
     Parameters
     ----------
     scores : dict cell -> CellScores
         The cells read (:meth:`DesertFlat.score_cells`).
+    prior : dict cell -> dict label -> float, optional
+        What the rules allow on a cell, nats added to a label's log-odds (labels not named get
+        0); a label the cell's shortlist left out enters at :func:`unlisted_floor`, so that a
+        label the rules favour is never read surer for the camera having overlooked the others
+        (e.g. the live loop's :func:`~assistant.tracking.live.turn_prior`: in a turn's actions a
+        tile only turns over, to a face its back still allows). Cells not named read as without.
 
     Returns
     -------
@@ -1086,7 +1106,13 @@ def single_readings(scores: Mapping[object, CellScores]) -> dict[object, FlatRea
     """
     out = {}
     for cell, s in scores.items():
-        r = _reading(cell_posterior(s))
+        favoured = (prior or {}).get(cell)
+        if favoured:
+            z = cell_logits(s)
+            floor = unlisted_floor(z)
+            r = _reading(_softmax({**z, **{k: z.get(k, floor) + n for k, n in favoured.items()}}))
+        else:
+            r = _reading(cell_posterior(s))
         if s.saturated >= SATURATED_UNSURE and r.confidence > SATURATED_CONFIDENCE:
             r = replace(r, confidence=SATURATED_CONFIDENCE, margin=min(r.margin, 0.0))
         out[cell] = r
