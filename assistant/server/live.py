@@ -199,8 +199,11 @@ class LiveTable:
             from ..vision.motion import StableChange
 
             return tracker.on_change(frame, homography, StableChange(index, index / self.fps, cells))
-        slots = tracker.model.slots(cells)                            # Forbidden Desert
-        readings = loop.detector.read(frame, homography, loop.camera_matrix, slots, loop.reference)
+        from ..tracking.live import turn_prior                         # Forbidden Desert
+
+        slots = tracker.model.slots(cells)
+        readings = loop.detector.read(frame, homography, loop.camera_matrix, slots, loop.reference,
+                                      turn_prior(tracker, set(cells)))
         return tracker.explain(readings, cells)
 
     def _sync(self) -> None:

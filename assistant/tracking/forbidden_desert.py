@@ -24,6 +24,7 @@ from ..games.base import Event
 from ..games.forbidden_desert import legal
 from ..games.forbidden_desert.components import ALL_CELLS, STORM_CARDS, face_of
 from ..games.forbidden_desert.state import State
+from ..games.forbidden_desert.tiles import observation_face
 from .base import (COMMIT_BELOW, MIN_CONFIDENCE, Cell, Explanation, Observation, Reading, Slot, TableModel, Tracker,
                    Verdict, search)
 from .desert_cards import one_move_but_the_card, with_card_drawn, without_card
@@ -185,7 +186,8 @@ class ForbiddenDesertTable(TableModel):
 def faces_this_turn(model: "ForbiddenDesertTable", state: State) -> dict[Cell, set[str]] | None:
     """The face labels each cell may show until the next storm card: the one it shows now
     (:meth:`ForbiddenDesertTable.expected`) and, for a tile not yet excavated, every face its
-    back still allows (:func:`~..games.forbidden_desert.legal.possible_faces`). During a turn's
+    back still allows (:func:`~..games.forbidden_desert.legal.possible_faces`, as the camera
+    names faces: a tile whose identity a Terrascope showed, ``gear_1``, shows ``gear``). During a turn's
     actions no tile moves (only the storm slides them, rules §4), and an excavation turns one
     over (rules §3.7).
 
@@ -209,7 +211,7 @@ def faces_this_turn(model: "ForbiddenDesertTable", state: State) -> dict[Cell, s
         slot = state.slot_at(cell)
         out[cell] = {shown[("face", *cell)]}
         if slot is not None and not state.excavated[slot]:
-            out[cell] |= set(legal.possible_faces(state, slot))
+            out[cell] |= {observation_face(f) for f in legal.possible_faces(state, slot)}
     return out
 
 

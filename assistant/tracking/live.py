@@ -253,14 +253,16 @@ def turn_prior(tracker: ForbiddenDesertTracker, cells: set) -> dict[tuple, dict[
         Per cell the faces it may show this turn (:func:`~.forbidden_desert.faces_this_turn`)
         and ``unknown`` (something nothing taught fits: a hand, a misplaced tile), each favoured
         by ``TURN_PRIOR_NATS``. None while the whole table is read after a storm card, when the
-        card place changed or a card may be laid next (slides may follow: a slid tile must read
-        as what it is), or the game is over.
+        card place or the storm's cell changed (a card laid: every wind that moves a tile moves
+        the storm; a player may end the turn early and slide the tiles before the card place
+        shows the card) or a card may be laid next (a slid tile must read as what it is), when
+        ``cells`` names a cell off the board, or when the game is over.
     """
     if tracker.wants_whole_table or CARD_CELL in cells:
         return None
     faces = faces_this_turn(tracker.model, tracker.state)
-    if faces is None:
-        return None
+    if faces is None or any(faces.get(c) in (None, {"storm"}) for c in cells):
+        return None                  # the storm's cell changed, or a cell off the board was asked for
     return {cell: {label: TURN_PRIOR_NATS for label in labels | {"unknown"}} for cell, labels in faces.items()}
 
 

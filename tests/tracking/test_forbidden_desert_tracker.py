@@ -998,10 +998,22 @@ def test_during_a_turn_each_cell_may_show_only_its_face_or_one_its_back_allows()
     prior = turn_prior(tracker, {(0, 1)})
     assert prior[(0, 1)] == {"launch_pad": TURN_PRIOR_NATS, "unknown": TURN_PRIOR_NATS} and len(prior) == 25
     assert turn_prior(tracker, {(0, 1), CARD_CELL}) is None
+    # the storm's cell changed (a wind slides it), or a cell off the board: no prior
+    assert turn_prior(tracker, {(0, 1), (2, 2)}) is None and turn_prior(tracker, {(0, 1), (7, 7)}) is None
     spent = play(s2, Event.make(0, "move", to=(0, 2)))
     assert spent.actions_left == 0 and faces_this_turn(MODEL, spent) is None
     assert turn_prior(ForbiddenDesertTracker(GAME, spent), {(0, 2)}) is None
     assert turn_prior(storm_laid(s0, "wind_n_2"), {(0, 1)}) is None
+    # a card read unsurely with actions left waits for its slides: the whole table is read, no prior
+    waiting = ForbiddenDesertTracker(GAME, s0)
+    observed = table(s0)
+    observed[("card",)] = Reading("wind_n_2", 0.6, 0.4, ("wind_n_3",))
+    assert waiting.explain(observed, [CARD_CELL]).kind == "nothing" and waiting.card_pending
+    assert faces_this_turn(MODEL, waiting.state) is not None and turn_prior(waiting, {(0, 1)}) is None
+    # a tile a Terrascope showed (its identity known, ``gear_3``) shows the camera's ``gear``
+    seen = play(start({"hands": [["terrascope"], [], []]}),
+                Event.make(0, "play_equipment", card="terrascope", at=(0, 1), sees="gear_3"))
+    assert faces_this_turn(MODEL, seen)[(0, 1)] == {"dune_back", "gear"}
 
 
 def test_an_action_read_only_unsurely_is_a_question_not_nothing():

@@ -134,6 +134,44 @@ def test_a_whole_table_read_weighs_the_faces_the_engine_expects_but_never_agains
         assert not (wrong[slot].label == "water_back" and wrong[slot].sure) or plain[slot].label == "water_back", slot
 
 
+@needs_photos
+def test_a_read_of_some_cells_never_makes_the_prior_sure_against_the_camera(monkeypatch):
+    """During a turn the live loop reads the changed cells with the faces the rules allow there
+    favoured (``tracking.live.turn_prior``), guarded as the whole-table read is
+    (``forbidden_desert.guarded_by``). On still 5108 (``tell_labels`` off), dune backs under sand
+    read a few at a time: with only a water back's faces favoured (as if the engine held a water
+    back there: a tile slid unseen) none reads as one of them surely unless the camera alone
+    does; with the dune back's faces favoured, every face the camera reads right stays right."""
+    from assistant.bench.detect_desert_unseen import photo_detector
+    from assistant.bench.second_renderer import still
+    from assistant.tracking.live import TURN_PRIOR_NATS
+    from assistant.vision.mats import mat_layout
+    from assistant.vision.registration import detect_markers, make_detector, register
+
+    monkeypatch.setattr(desert_flat, "TELL_NATS_PER_PX", 0.0)
+    pic = still(5108, PHOTOS)
+    homography = register(detect_markers(pic.image, make_detector()), mat_layout("forbidden-desert")).homography
+    det = photo_detector()
+    covered = [s[1:] for s, v in sorted(pic.truth.items())
+               if s[0] == "face" and v == "dune_back" and pic.truth[("sand", *s[1:])] != "none"]
+    assert len(covered) >= 5
+    water = ("water_back", "well", "mirage", "unknown")
+    dune = ("dune_back", "gear", "tunnel", "launch_pad", "unknown")
+    flipped = 0
+    for cells in (covered[:3], covered[3:6]):
+        slots = [("face", *c) for c in cells]
+        plain = det.read(pic.image, homography, pic.camera_matrix, slots)
+        wrong = det.read(pic.image, homography, pic.camera_matrix, slots, None,
+                         {c: dict.fromkeys(water, TURN_PRIOR_NATS) for c in cells})
+        right = det.read(pic.image, homography, pic.camera_matrix, slots, None,
+                         {c: dict.fromkeys(dune, TURN_PRIOR_NATS) for c in cells})
+        for slot in slots:
+            assert not (wrong[slot].label in water and wrong[slot].sure) or plain[slot].label == wrong[slot].label, slot
+            flipped += wrong[slot].label in water
+            assert right[slot].label == "dune_back" or plain[slot].label != "dune_back", slot
+    assert flipped >= 1                 # the prior does move some of them: the guard is what keeps them unsure
+
+
 #: development still 5308 (normal light): a red pawn on C4 and a black one on A2, each on a
 #: stack of dark-side markers whose tile fits 4.5-4.8 times noisier than the table's
 PAWNS_ON_SAND = {(1, 3): "red", (0, 1): "black"}

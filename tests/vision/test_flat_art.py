@@ -151,7 +151,8 @@ def test_a_cell_read_alone_with_the_rules_prior_weighs_only_what_the_rules_allow
     (the live loop's read of a development stress game, 0.51 against about 0.49): alone it is
     unsure; with the faces the rules allow there favoured (its back or the crash site's face)
     it reads surely. A label the rules favour that the shortlist left out enters at the
-    shortlist's floor, never above it: the prior cannot make it sure against the camera."""
+    shortlist's floor plus the prior's nats (the detector's read guards the result against
+    the camera's own reading: `test_a_read_of_some_cells_never_makes_the_prior_sure_against_the_camera`)."""
     covered = _scores(0.5, {"crash_site": 0.50, "gear": 0.499, "tunnel": 0.45, "crash_site_back": 0.2})
     alone = D.single_readings({(1, 1): covered})[(1, 1)]
     assert alone.label == "crash_site" and alone.confidence < 0.6

@@ -12,7 +12,9 @@ compared at the same place and a wrong one cannot slide to where a sand marker's
 Scores become readings in two ways:
 
 - one cell at a time (:func:`cell_posterior`): a softmax over the labels shortlisted for the
-  cell, ``storm`` (no tile: the best tile score is low) and ``unknown`` (nothing taught fits);
+  cell, ``storm`` (no tile: the best tile score is low) and ``unknown`` (nothing taught fits),
+  optionally with a prior per cell (:func:`single_readings`: during a turn the live loop
+  favours what the rules let each changed cell show);
 - the whole table at once (:func:`table_readings`), with the rules as a prior (rules §1.2,
   §3.1): exactly one storm cell; 24 tiles, each shown once, face up or face down, and only the
   faces its back allows (20 dune backs, 3 water backs, 1 crash site). The most likely table is
@@ -1095,10 +1097,12 @@ def single_readings(scores: Mapping[object, CellScores],
         The cells read (:meth:`DesertFlat.score_cells`).
     prior : dict cell -> dict label -> float, optional
         What the rules allow on a cell, nats added to a label's log-odds (labels not named get
-        0); a label the cell's shortlist left out enters at :func:`unlisted_floor`, so that a
-        label the rules favour is never read surer for the camera having overlooked the others
-        (e.g. the live loop's :func:`~assistant.tracking.live.turn_prior`: in a turn's actions a
-        tile only turns over, to a face its back still allows). Cells not named read as without.
+        0); a label the cell's shortlist left out enters at :func:`unlisted_floor` (plus its
+        nats: it can then beat the listed labels the prior does not favour, so a caller guards
+        the result against the camera's own reading, as
+        :meth:`~.forbidden_desert.FDDetector.read` does with ``guarded_by``). E.g. the live
+        loop's :func:`~assistant.tracking.live.turn_prior`: in a turn's actions a tile only
+        turns over, to a face its back still allows. Cells not named read as without.
 
     Returns
     -------

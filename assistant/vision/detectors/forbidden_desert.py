@@ -246,15 +246,14 @@ class FDDetector:
         """Face readings of ``cells`` (default all) and the card place's, by matching the
         pictures (:mod:`.desert_flat`): the whole table read jointly under the rules' counts when
         every cell is asked for (``prior``, dict cell -> dict label -> nats, adds what else is
-        known, :func:`~.desert_flat.table_readings`), each cell alone otherwise (``prior``
-        weighing each cell's labels, :func:`~.desert_flat.single_readings`). Returns the
+        known, :func:`~.desert_flat.table_readings`), each cell alone otherwise. Returns the
         readings and each cell's :class:`~.desert_flat.CellScores`."""
         from . import desert_flat
 
         out: dict[Slot, Reading] = {}
         all_cells = cells is None or len(cells) == len(self.layout.cells)
         scores = self.flat.score_cells(frame, homography, cells)
-        reads = desert_flat.table_readings(scores, prior) if all_cells else desert_flat.single_readings(scores, prior)
+        reads = desert_flat.table_readings(scores, prior) if all_cells else desert_flat.single_readings(scores)
         for key, r in reads.items():
             out[("face", *key)] = Reading(r.label, r.confidence, r.margin, r.alternatives)
         if with_card:
@@ -629,21 +628,24 @@ class FDDetector:
             (:func:`guarded_by`, each cell by the most nats its prior gives): it may make a face the
             camera reads as expected surer, or one it reads otherwise, not surely, the expected
             face unsure; never the expected face sure against the camera. On a read of some
-            slots, each cell's labels weighed by its prior alone
+            slots, each cell read alone with its labels weighed by its prior
             (:func:`~.desert_flat.single_readings`; the live loop's
-            :func:`~...tracking.live.turn_prior`: what the rules let a tile show during a turn).
+            :func:`~...tracking.live.turn_prior`: what the rules let a tile show during a
+            turn), guarded the same way.
         match_parts : bool
             Also look for the parts by matching the owner's cut-outs (:meth:`read_pieces`);
             only a read of the whole table, or of at least ``LEAST_CELLS`` tiles, uses it.
         """
         cells = None if slots is None else sorted({s[1:] for s in slots if s != ("card",)})
         with_card = slots is None or ("card",) in set(slots)
+        out, scores = self.read_flat(frame, homography, cells, with_card)
         some = cells is not None and len(cells) < len(self.layout.cells)
-        out, scores = self.read_flat(frame, homography, cells, with_card, prior if some else None)
-        if prior is not None and cells is None:
+        if prior is not None and (cells is None or some):
             from . import desert_flat
 
-            for key, r in desert_flat.table_readings(scores, prior).items():
+            weighed = desert_flat.table_readings(scores, prior) if cells is None else \
+                desert_flat.single_readings(scores, prior)
+            for key, r in weighed.items():
                 told = Reading(r.label, r.confidence, r.margin, r.alternatives)
                 nats = max(prior.get(key, {}).values(), default=0.0)
                 out[("face", *key)] = guarded_by(out[("face", *key)], told, nats)
