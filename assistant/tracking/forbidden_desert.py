@@ -186,10 +186,10 @@ class ForbiddenDesertTable(TableModel):
 def faces_this_turn(model: "ForbiddenDesertTable", state: State) -> dict[Cell, set[str]] | None:
     """The face labels each cell may show until the next storm card: the one it shows now
     (:meth:`ForbiddenDesertTable.expected`) and, for a tile not yet excavated, every face its
-    back still allows (:func:`~..games.forbidden_desert.legal.possible_faces`, as the camera
-    names faces: a tile whose identity a Terrascope showed, ``gear_1``, shows ``gear``). During a turn's
-    actions no tile moves (only the storm slides them, rules §4), and an excavation turns one
-    over (rules §3.7).
+    back still allows (:func:`~..games.forbidden_desert.legal.possible_faces`, named as the
+    camera names faces: a tile whose identity a Terrascope showed, ``gear_1``, shows
+    ``gear``). During a turn's actions no tile moves (only the storm slides them, rules §4),
+    and an excavation turns one over (rules §3.7).
 
     Parameters
     ----------

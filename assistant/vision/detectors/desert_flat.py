@@ -931,6 +931,17 @@ def unlisted_floor(z: Mapping[str, float], weight: float = 1.0) -> float:
         A cell's log-odds or log-probabilities (:func:`cell_logits`, :func:`_log_probs`).
     weight : float
         How much the shortlist counts (1; less where the camera was washed out).
+
+    Returns
+    -------
+    float
+        Nats on the scale of ``z``.
+
+    Raises
+    ------
+    KeyError
+        When ``z`` lists no tile label and no ``unknown`` (:func:`cell_logits` always gives
+        ``unknown``).
     """
     listed = [v for k, v in z.items() if k not in ("storm", "unknown")]
     return (min(listed) if listed else z["unknown"]) - weight * UNLISTED_PENALTY * WEIGHTS["fine"]
@@ -1110,13 +1121,12 @@ def single_readings(scores: Mapping[object, CellScores],
     """
     out = {}
     for cell, s in scores.items():
+        z = cell_logits(s)
         favoured = (prior or {}).get(cell)
         if favoured:
-            z = cell_logits(s)
             floor = unlisted_floor(z)
-            r = _reading(_softmax({**z, **{k: z.get(k, floor) + n for k, n in favoured.items()}}))
-        else:
-            r = _reading(cell_posterior(s))
+            z = {**z, **{k: z.get(k, floor) + n for k, n in favoured.items()}}
+        r = _reading(_softmax(z))
         if s.saturated >= SATURATED_UNSURE and r.confidence > SATURATED_CONFIDENCE:
             r = replace(r, confidence=SATURATED_CONFIDENCE, margin=min(r.margin, 0.0))
         out[cell] = r
