@@ -25,7 +25,7 @@ from ..games.forbidden_desert import legal
 from ..games.forbidden_desert.components import ALL_CELLS, STORM_CARDS, face_of
 from ..games.forbidden_desert.state import State
 from ..games.forbidden_desert.tiles import observation_face
-from .base import (COMMIT_BELOW, MIN_CONFIDENCE, Cell, Explanation, Observation, Reading, Slot, TableModel, Tracker,
+from .base import (COMMIT_BELOW, Cell, Explanation, Observation, Reading, Slot, TableModel, Tracker,
                    Verdict, search)
 from .desert_cards import one_move_but_the_card, with_card_drawn, without_card
 from .desert_riders import COLOUR, rider_question, rider_variants, seen_for
@@ -359,15 +359,17 @@ class ForbiddenDesertTracker(Tracker):
     def explain(self, observed: Observation, changed: Iterable[Cell], unsure: Iterable[Cell] = ()) -> Verdict:
         """As :meth:`Tracker.explain`, plus storm cards and the corrections that follow them.
 
-        A storm card the camera cannot name surely is told by the slides that follow
+        An unsure reading of a card place the gate saw change surely, where a card is due, that
+        names one card and no other (its only rival "no card") is committed as a sure one would
+        be (:meth:`_named_alone`). Any other storm card the camera cannot name surely is told by
+        the slides that follow
         (:meth:`_choose_card`): an unsure reading between winds (``wind_n_2`` or ``wind_n_1``),
         and, in the storm (or once the turn's actions are spent), a change of the card place
         the camera reads as no new card but not surely (a lamp's glare can wash the place to the
         mat's white), leave the engine's state as it is and wait for the slides, saying so (a
         ``nothing`` verdict: no question while the slides can still decide). A question comes
         when they cannot: a reading that may be a card that moves no tile (Sun Beats Down,
-        Storm Picks Up), unless it names one such card where a card is due and no other card
-        (:meth:`_named_alone`: committed), a second card laid before the first one's slides
+        Storm Picks Up), a second card laid before the first one's slides
         (unless the wait was among winds and the card place now reads one of them surely),
         slides that fit no card or several. A card told by its slides keeps the table under watch (:meth:`_storm_card`).
         Known risk: players who pause partway through a stronger wind (the first of wind n 2's
@@ -417,12 +419,13 @@ class ForbiddenDesertTracker(Tracker):
             # tile, the card read now may be the next one)
             return self._which_card([CARD_CELL])
         if new and not waiting and not sure and CARD_CELL in changed:
-            # unsure: the cards it may be; the slides that follow decide between winds
-            # (_choose_card), the players otherwise (nothing on the table can contradict a
-            # misread sun or meter card). (An unsure reading of a place the gate did not see
+            # unsure: one card named with no other is taken (_named_alone); else the cards it
+            # may be, and the slides that follow decide between winds (_choose_card), the
+            # players otherwise (nothing on the table can contradict a misread sun or meter
+            # card). (An unsure reading of a place the gate did not see
             # change, as a whole-table read gives while a card told by its slides is watched,
             # says nothing new.)
-            if self._named_alone(card):
+            if self._named_alone(card, unsure):
                 self.pending_cards = []
                 return self._storm_card(card.label, observed)
             return self._await_slides([c for c in dict.fromkeys((card.label, *card.alternatives))
@@ -840,22 +843,25 @@ class ForbiddenDesertTracker(Tracker):
         """Whether a card place reading names best a storm card other than the one shown."""
         return place.label in STORM_CARDS and place.label != self.model.expected(self.state)[CARD]
 
-    def _named_alone(self, card: Reading) -> bool:
-        """Whether an unsure reading ``card`` of a card place the gate saw change, where a card is
-        due (in the storm, or once the turn's actions are spent), names a storm card that moves
-        no tile (Sun Beats Down, Storm Picks Up; :meth:`_moves_tiles`), at ``MIN_CONFIDENCE`` or
-        more, with no card at all among its alternatives: not another card, nor the card shown
-        before (a second copy of it may have been laid). Its one rival is then "no card" (a
-        place a lamp's glare washed out), which a due card, laid where the place was seen to
-        change, is not; no slide will come to say more, so it is committed rather than asked
-        about. The card reader lists every label but the least likely ones, together under
-        ``CARD_RIVAL_P`` (:func:`~..vision.detectors.desert_flat.card_reading`). Between two
-        cards, under that confidence, or with actions left (the player may have ended the turn
-        early, or not), the players are asked."""
-        return (card.label in STORM_CARDS and card.confidence >= MIN_CONFIDENCE
-                and all(a == "none" for a in card.alternatives)
-                and self.card_due
-                and self._after_card(card.label) is not None and not self._moves_tiles(card.label))
+    def _named_alone(self, card: Reading, unsure: Iterable[Cell] = ()) -> bool:
+        """Whether an unsure reading ``card`` of a card place the gate saw change surely (not
+        among ``unsure``), where a card is due (in the storm, or once the turn's actions are
+        spent), names a storm card the rules accept now with no other card at all among its
+        alternatives: not another card, nor the card shown before (a second copy of it may have
+        been laid). Its one rival is then "no card" (a place a lamp's glare washed out, or one
+        the camera saw only in part), which a due card, laid where the place was seen to change,
+        is not; so the card is committed as a sure reading would be, and a wind's slides are then
+        checked as corrections (:meth:`_storm_card`). The card reader lists every label but the
+        least likely ones, together under ``CARD_RIVAL_P``
+        (:func:`~..vision.detectors.desert_flat.card_reading`), so between cards the reading is
+        clear, whatever its confidence (which "no card" alone pulls down: on the development
+        stress games 8850 and 8852 every such reading, 0.10-0.91, named the card laid, 16 of 16;
+        on the development stills 5100-5399, 6100-6399, 7100-7349, 256 of 256). Between two
+        cards, a place the gate was not sure changed, or with actions left (the player may have
+        ended the turn early, or not), the slides or the players decide."""
+        return (card.label in STORM_CARDS and all(a == "none" for a in card.alternatives)
+                and CARD_CELL not in set(unsure) and self.card_due
+                and self._after_card(card.label) is not None)
 
     @staticmethod
     def _card_sure(card: Reading) -> bool:

@@ -248,29 +248,53 @@ def test_an_unsure_card_the_table_cannot_tell_stays_a_question():
 
 
 @pytest.mark.parametrize("rivals", [("none",), ("none", "wind_n_1"), ("none", "storm_picks_up"), ("wind_e_1",)])
-def test_an_unsure_card_that_moves_no_tile_is_committed_when_no_other_card_is_close(rivals):
-    """Glare washes the card place in the storm: the camera reads Sun Beats Down at 0.73, its
-    only rival "no card" (a development stress game). A card is due and the gate saw the place
-    change, so a card was laid, and no slide can say more: it is committed. With a card among
-    the reading's rivals (a wind, the other card that moves no tile, or the wind showing: a
-    second copy may have been laid) the players are asked instead; and so they are with the
-    turn's actions left (the player may not have ended the turn), or under MIN_CONFIDENCE."""
+def test_an_unsure_card_named_with_no_other_card_is_committed_where_a_card_is_due(rivals):
+    """Glare washes the card place in the storm: the camera reads Sun Beats Down at 0.30, its
+    only rival "no card" (development stress game 8852). A card is due and the gate saw the
+    place change, so a card was laid: it is committed, however low the confidence "no card"
+    leaves it. With a card among the reading's rivals (a wind, the other card that moves no
+    tile, or the wind showing: a second copy may have been laid) the players are asked instead;
+    and so they are where the gate was not sure the place changed, or with the turn's actions
+    left (the player may not have ended the turn)."""
     tracker, s1 = in_the_storm()
     observed = table(s1)
-    observed[("card",)] = Reading("sun_beats_down", 0.73, 1.0, rivals)
+    observed[("card",)] = Reading("sun_beats_down", 0.30, 0.0, rivals)
     verdict = tracker.explain(observed, [CARD_CELL])
     if rivals == ("none",):
         assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="sun_beats_down")]
         assert tracker.awaiting is None and not tracker.pending_cards
     else:
         assert verdict.kind == "ask" and tracker.state is s1, verdict.message
-    unsure = Reading("sun_beats_down", 0.55, 0.3, ("none",))
-    _tracker, s1 = in_the_storm()
-    assert _tracker.explain({**table(s1), ("card",): unsure}, [CARD_CELL]).kind == "ask" and _tracker.state is s1
+    alone = Reading("sun_beats_down", 0.30, 0.0, ("none",))
+    doubtful, s1 = in_the_storm()
+    assert doubtful.explain({**table(s1), ("card",): alone}, [CARD_CELL], unsure=[CARD_CELL]).kind == "ask"
+    assert doubtful.state is s1
     s0 = start()
     early = ForbiddenDesertTracker(GAME, s0)
-    assert early.explain({**table(s0), ("card",): Reading("sun_beats_down", 0.73, 1.0, ("none",))},
-                         [CARD_CELL]).kind == "ask" and early.state is s0
+    assert early.explain({**table(s0), ("card",): alone}, [CARD_CELL]).kind == "ask" and early.state is s0
+
+
+def test_a_wind_named_with_no_other_card_is_committed_and_its_slides_checked():
+    """A wind read at 0.16 with "no card" its only rival (development stress game 8852: the
+    card was wind w 3) is committed where a card is due, and the table stays under watch: the
+    slides, once made, leave nothing to correct; slides the card does not make are asked about
+    as corrections, never taken for another card."""
+    tracker, s1 = in_the_storm()
+    wind = Reading("wind_e_1", 0.16, 0.0, ("none",))
+    verdict = tracker.explain({**table(s1), ("card",): wind}, [CARD_CELL])
+    assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_e_1")]
+    assert tracker.awaiting is s1
+    s2 = play(s1, Event.make("storm", "storm_card", card="wind_e_1"))
+    slid = {**table(s2), ("card",): wind}
+    moved = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(s2)) if c != CARD_CELL]
+    assert tracker.explain(slid, moved).kind == "nothing" and tracker.awaiting is None
+    other, s1 = in_the_storm()
+    assert other.explain({**table(s1), ("card",): wind}, [CARD_CELL]).kind == "commit"
+    s3 = play(s1, Event.make("storm", "storm_card", card="wind_w_1"))
+    wrong = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(s3)) if c != CARD_CELL]
+    asked = other.explain({**table(s3), ("card",): wind}, wrong)
+    assert asked.kind == "ask" and asked.corrections
+    assert other.log[-1] == Event.make("storm", "storm_card", card="wind_e_1") and other.state.to_draw == s1.to_draw - 1
 
 
 def in_the_storm():
@@ -745,7 +769,8 @@ def test_a_card_place_read_where_the_gate_saw_no_change_commits_nothing_by_itsel
 
 @pytest.mark.parametrize("after_slides", [False, True])
 def test_a_card_read_unsurely_is_told_by_its_cells_when_a_slid_tile_reads_unsure(after_slides):
-    """The card place changes and reads wind e 1 unsurely (its rival: no card); the slides
+    """The card place changes and reads wind e 1 unsurely (its rivals: no card, or a second
+    copy of the card showing); the slides
     follow, and the tile slid into the storm's old cell reads unsure, so no card is confirmed
     slot by slot. The storm's new cell reads surely empty and the cells seen since the card
     was laid are wind e 1's: committed. The cells the storm's first card changed (told by its
@@ -760,10 +785,12 @@ def test_a_card_read_unsurely_is_told_by_its_cells_when_a_slid_tile_reads_unsure
         verdict = tracker.explain(table(south) | {("card",): glare}, first)
         assert verdict.kind == "commit" and tracker.awaiting is not None and summary(tracker.state) == summary(south)
         s1 = south
-    assert tracker.explain({("card",): Reading("wind_e_1", 0.9, 2.0, ("none",))}, [CARD_CELL]).kind == "nothing"
+    # its rivals: no card, and a second copy of the card showing (so it is not named alone)
+    unsure = Reading("wind_e_1", 0.9, 2.0, (MODEL.expected(s1)[("card",)], "none"))
+    assert tracker.explain({("card",): unsure}, [CARD_CELL]).kind == "nothing"
     s2 = play(s1, Event.make("storm", "storm_card", card="wind_e_1"))
     observed = table(s2)
-    observed[("card",)] = Reading("wind_e_1", 0.9, 2.0, ("none",))
+    observed[("card",)] = unsure
     old = ("face", *s1.storm)
     observed[old] = Reading("mirage", 0.4, 0.2, (observed[old].label,))
     changed = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(s2)) if c != CARD_CELL]
@@ -972,7 +999,8 @@ def test_the_live_loop_favours_the_expected_faces_only_once_a_card_is_committed(
     slid = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(south)) if c != CARD_CELL]
     assert tracker.explain(table(south) | {("card",): glare}, slid).kind == "commit" and tracker.awaiting is not None
     assert whole_table_prior(tracker) is not None
-    assert tracker.explain({("card",): Reading("wind_e_1", 0.9, 2.0, ("none",))}, [CARD_CELL]).kind == "nothing"
+    second = Reading("wind_e_1", 0.9, 2.0, ("wind_s_1", "none"))     # or a second wind s 1
+    assert tracker.explain({("card",): second}, [CARD_CELL]).kind == "nothing"
     assert tracker.card_pending and tracker.awaiting is not None and whole_table_prior(tracker) is None
 
 
