@@ -463,7 +463,7 @@ class ForbiddenDesertTracker(Tracker):
                            corrections=fixes)
         verdict = super().explain(observed, changed)
         if verdict.kind == "nothing" and self.state.phase == "actions":
-            doubted = self._doubted(observed, changed)
+            doubted = self._doubted(observed, changed, set(unsure))
             if doubted is not None:
                 return doubted
         if verdict.kind == "ask" and verdict.options:
@@ -517,9 +517,9 @@ class ForbiddenDesertTracker(Tracker):
                            options=[[Event.make("storm", "storm_card", card=shown)]])
         return verdict
 
-    def _doubted(self, observed: Observation, changed: set) -> Verdict | None:
-        """A question where the table reads as it was only because the readings that differ are
-        unsure: on a cell the gate saw change, a face, sand or parts reading whose best label is
+    def _doubted(self, observed: Observation, changed: set, unsure: set = frozenset()) -> Verdict | None:
+        """A question (or, for a marker taken off, a commit) where the table reads as it was only
+        because the readings that differ are unsure: on a cell the gate saw change, a face, sand or parts reading whose best label is
         not the engine's, which a legal action would explain were it sure (:func:`~.base.search`
         with those readings taken at their word). A dim room or a lamp's glare can leave a tile
         just excavated, or a marker just taken off, unsure; passing it as "nothing" would lose
@@ -533,8 +533,12 @@ class ForbiddenDesertTracker(Tracker):
             the question) naming the cells read unsurely, with the actions that fit as options
             (the shortest, at most four, best first; nothing committed), or, when the best of
             them excavates, :meth:`_unsure_reveal`'s question (which face, every one the reading
-            leaves open); None when no such reading differs, or no legal action fits them
-            (unsure noise: nothing happened)."""
+            leaves open); ``commit`` when the readings that differ are all sand, on cells the gate
+            saw change surely (none of ``unsure``), and exactly one legal action fits them, a
+            marker taken off (in a dim room a marker just taken off reads "none" at 0.48-0.56:
+            development stress games 8850 and 8852, whose every such question named the action
+            the players had taken); None when no such reading differs, or no legal action fits
+            them (unsure noise: nothing happened)."""
         before = self.model.expected(self.state)
         doubt = {s: r for s, r in observed.items() if s[0] in ("face", "sand", "parts") and not r.sure
                  and self.model.cell_of(s) in changed and r.label != before.get(s)}
@@ -547,11 +551,17 @@ class ForbiddenDesertTracker(Tracker):
             return None
         # the shortest only: a detour that ends the same (there and back, then excavate) is no news
         shortest = min(len(f.events) for f in fits)
-        fits = [e for e in fits if len(e.events) == shortest][:4]
+        fits = [e for e in fits if len(e.events) == shortest]
+        cells = sorted({self.model.cell_of(s) for s in doubt}, key=str)
+        if (len(fits) == 1 and shortest == 1 and fits[0].events[0].type == "remove_sand"
+                and all(s[0] == "sand" for s in doubt) and not set(cells) & unsure):
+            # a marker taken off, the one thing the players may have done there
+            return self.commit(fits[0].events, changed, "the one legal action the sand read there fits",
+                               state=fits[0].state)
+        fits = fits[:4]
         reveal = self._unsure_reveal(fits[0].events, observed, changed)
         if reveal is not None:
             return replace(reveal, reason=UNSURE_ACTION)   # an excavation: which face, with the cards each allows
-        cells = sorted({self.model.cell_of(s) for s in doubt}, key=str)
         what = " or ".join("; then ".join(self.model.event_text(e) for e in fit.events) for fit in fits)
         return Verdict("ask", [], sorted(changed | set(cells), key=str),
                        f"I cannot read {', '.join(map(self.model.describe, cells))} clearly: was it {what}?",

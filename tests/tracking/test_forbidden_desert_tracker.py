@@ -1044,6 +1044,29 @@ def test_during_a_turn_each_cell_may_show_only_its_face_or_one_its_back_allows()
     assert faces_this_turn(MODEL, seen)[(0, 1)] == {"dune_back", "gear"}
 
 
+def test_a_marker_taken_off_read_only_unsurely_is_committed_where_it_is_the_one_legal_action():
+    """In a dim room a marker just taken off reads "none" at 0.48 (development stress game
+    8850): no sure reading differs from the table before. The gate saw the cell change surely
+    and the one legal action that fits is that marker taken off: committed. Where the gate was
+    not sure the cell changed, the players are asked instead."""
+    s0 = start({"sand": [[0, 1, 1]]})
+    take = Event.make(0, "remove_sand", at=(0, 1))
+    assert take in GAME.legal_events(s0)
+    s1 = play(s0, take)
+    observed, changed = look(s0, s1)
+    sand = ("sand", 0, 1)
+    assert changed == {(0, 1)} and observed[sand].label == "none"
+    observed[sand] = Reading("none", 0.48, 0.44, ("light", "dark"))
+    tracker = ForbiddenDesertTracker(GAME, s0)
+    verdict = tracker.explain(observed, changed)
+    assert verdict.kind == "commit" and verdict.events == [take], verdict.message
+    assert summary(tracker.state) == summary(s1)
+    doubtful = ForbiddenDesertTracker(GAME, s0)
+    asked = doubtful.explain(observed, changed, unsure=changed)
+    assert asked.kind == "ask" and asked.reason == UNSURE_ACTION and asked.options == [[take]]
+    assert doubtful.state is s0
+
+
 def test_an_action_read_only_unsurely_is_a_question_not_nothing():
     """In a dim room a tile just excavated reads its face at 0.48 (as the crash site did in a
     development stress game): no sure reading differs from the table before, which used to pass
