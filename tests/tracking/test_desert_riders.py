@@ -138,6 +138,27 @@ def test_a_pawn_seen_standing_decides_between_riders_and_a_pawn_not_seen_decides
     assert seen_present(tables, {}) is None
 
 
+def test_a_pawn_seen_faintly_on_one_cell_and_not_at_all_on_the_other_decides_too():
+    """The climber left its tile alone (development stress game 8843): the two pawns it might
+    have taken along read 0.68 and 0.75 on the tile it left, and neither is seen on the tile it
+    reached. Each is where it is seen, so the move without a rider is the one left. Seen there
+    under ``SEEN_ALONE_AT``, also seen faintly on the other cell, or with the other cell not
+    read, it decides nothing."""
+    from assistant.tracking.desert_riders import SEEN_ALONE_AT
+    alone = {("pawns", 4, 4): "green+red", ("pawns", 3, 4): "black"}
+    green = {("pawns", 4, 4): "red", ("pawns", 3, 4): "black+green"}
+    red = {("pawns", 4, 4): "green", ("pawns", 3, 4): "black+red"}
+    tables = [alone, green, red]
+    stayed = {("pawns", 4, 4): {"green": 0.68, "red": 0.75}, ("pawns", 3, 4): {"black": 0.48}}
+    assert seen_present(tables, stayed) == 0
+    rode = {("pawns", 4, 4): {"red": 0.6}, ("pawns", 3, 4): {"black": 0.9, "green": 0.55}}
+    assert seen_present(tables, rode) == 1
+    faint = SEEN_ALONE_AT - 0.05
+    assert seen_present(tables, {("pawns", 4, 4): {"green": faint, "red": 0.75}, ("pawns", 3, 4): {}}) is None
+    assert seen_present(tables, {**stayed, ("pawns", 3, 4): {"black": 0.48, "green": 0.2}}) is None
+    assert seen_present(tables, {("pawns", 4, 4): {"green": 0.68, "red": 0.75}}) is None    # B not read
+
+
 def test_only_options_that_differ_in_their_riders_are_looked_at_again():
     """``carry_only``: the same events but for the pawn taken along; anything else is not."""
     walk = Event.make(0, "move", to=B1)
