@@ -42,11 +42,15 @@ COLOUR = {a.id: a.colour for a in ADVENTURERS.values()}
 SEEN_AT = 0.8
 #: a disputed colour seen standing on one of the slots disputed for it with at least this
 #: probability, and not at all on the others (each read in the same picture), is taken to be
-#: there: a pawn is seldom seen where there is none, and almost never in place of one it
-#: stands beside. Chosen on the same development stills (cells read two at a time, a colour on
-#: one of two neighbouring cells, 429 cases): seen alone at 0.4 or more on its own cell 136
-#: times, on the other cell never; at 0.3, 140 and 0; at 0.5, 117 and 0; at 0.8, 40 and 0
-SEEN_ALONE_AT = 0.4
+#: there: a pawn is seldom seen where there is none, and seldom in place of one it stands
+#: beside. Measured with cells read two at a time, a colour on one of two neighbouring cells:
+#: on the development stills above (429 cases) seen alone on its own cell at 0.4 or more 136
+#: times, on the other cell never; 0.4 was first chosen so, but on other stills (5850-5865,
+#: 6850-6865, 7650-7657; 430 cases) a blue pawn was seen alone on its neighbour at 0.53 (a
+#: bare table in stress light), 123 right and that one wrong at 0.4. At 0.6: 88 and 0 on the
+#: development stills, 91 and 0 on those (they chose this value, so they are development
+#: stills now); at 0.8 (``SEEN_AT`` alone) 40 and 0, 46 and 0
+SEEN_ALONE_AT = 0.6
 
 
 def mover_of(event: Event) -> int:

@@ -151,7 +151,7 @@ def test_a_pawn_seen_faintly_on_one_cell_and_not_at_all_on_the_other_decides_too
     tables = [alone, green, red]
     stayed = {("pawns", 4, 4): {"green": 0.68, "red": 0.75}, ("pawns", 3, 4): {"black": 0.48}}
     assert seen_present(tables, stayed) == 0
-    rode = {("pawns", 4, 4): {"red": 0.6}, ("pawns", 3, 4): {"black": 0.9, "green": 0.55}}
+    rode = {("pawns", 4, 4): {"red": 0.7}, ("pawns", 3, 4): {"black": 0.9, "green": 0.65}}
     assert seen_present(tables, rode) == 1
     faint = SEEN_ALONE_AT - 0.05
     assert seen_present(tables, {("pawns", 4, 4): {"green": faint, "red": 0.75}, ("pawns", 3, 4): {}}) is None
