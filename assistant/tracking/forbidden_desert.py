@@ -519,9 +519,9 @@ class ForbiddenDesertTracker(Tracker):
 
     def _doubted(self, observed: Observation, changed: set, unsure: set = frozenset()) -> Verdict | None:
         """A question (or, for a marker taken off, a commit) where the table reads as it was only
-        because the readings that differ are unsure: on a cell the gate saw change, a face, sand or parts reading whose best label is
-        not the engine's, which a legal action would explain were it sure (:func:`~.base.search`
-        with those readings taken at their word). A dim room or a lamp's glare can leave a tile
+        because the readings that differ are unsure: on a cell the gate saw change, a face,
+        sand or parts reading whose best label is not the engine's, which a legal action would
+        explain were it sure (:func:`~.base.search` with those readings taken at their word). A dim room or a lamp's glare can leave a tile
         just excavated, or a marker just taken off, unsure; passing it as "nothing" would lose
         the action for good (the next change is read against the table as it now stands).
 
@@ -865,8 +865,9 @@ class ForbiddenDesertTracker(Tracker):
         least likely ones, together under ``CARD_RIVAL_P``
         (:func:`~..vision.detectors.desert_flat.card_reading`), so between cards the reading is
         clear, whatever its confidence (which "no card" alone pulls down: on the development
-        stress games 8850 and 8852 every such reading, 0.10-0.91, named the card laid, 16 of 16;
-        on the development stills 5100-5399, 6100-6399, 7100-7349, 256 of 256). Between two
+        stress games 8850 and 8852 every such unsure reading, 14 at 0.10-0.91, named the card
+        laid; on the development stills 5100-5399, 6100-6399 and 7100-7349 every reading that
+        named a card with only "no card" behind it, 256 at any confidence). Between two
         cards, a place the gate was not sure changed, or with actions left (the player may have
         ended the turn early, or not), the slides or the players decide."""
         return (card.label in STORM_CARDS and all(a == "none" for a in card.alternatives)
