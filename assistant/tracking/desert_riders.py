@@ -20,7 +20,10 @@ Before asking, the live loop looks once more (:func:`seen_present`): the still p
 the move, read without the picture before it, shows which pawns stand where. A pawn it sees
 standing on a cell is very likely there (a missed pawn reads as absent, never as present; see
 ``SEEN_AT`` for how rarely a pawn is seen where there is none), so rider colours seen where
-exactly one option puts them decide between the options; not seeing a pawn decides nothing.
+exactly one option puts them decide between the options. Not seeing a pawn decides nothing by
+itself; it only lets a fainter sighting of that pawn on the other cell in dispute count
+(``SEEN_ALONE_AT``), a cell read as the storm or unknown never counting as one where it was not
+seen.
 """
 
 from __future__ import annotations
@@ -212,8 +215,9 @@ def seen_present(tables: Sequence[Mapping[Slot, str]], standing: Mapping[Slot, M
 
     A disputed colour (:func:`disputed_pawns`) seen standing on a slot with a probability of at
     least ``least``, or of at least ``SEEN_ALONE_AT`` where it is not seen at all on the other
-    slots disputed for it (all of them read), rules out every table without it there; a colour
-    not seen rules out nothing (a pawn the camera misses reads as absent).
+    slots disputed for it (all of them read: a slot left out of ``standing`` was not), rules out
+    every table without it there; a colour not seen rules out nothing by itself (a pawn the
+    camera misses reads as absent).
 
     Parameters
     ----------
@@ -224,7 +228,8 @@ def seen_present(tables: Sequence[Mapping[Slot, str]], standing: Mapping[Slot, M
         probabilities (:meth:`~...vision.detectors.forbidden_desert.FDDetector.pawns_standing`;
         no comparison with the picture before).
     least : float, optional
-        Default ``SEEN_AT``.
+        Default ``SEEN_AT``; a colour seen on one slot alone counts from ``min(least,
+        SEEN_ALONE_AT)``.
 
     Returns
     -------

@@ -32,7 +32,8 @@ from .desert_riders import COLOUR, rider_question, rider_variants, seen_for
 
 CARD: Slot = ("card",)
 #: a storm card is committed from its reading only this sure (no later table check catches a
-#: misread Sun Beats Down or Storm Picks Up)
+#: misread Sun Beats Down or Storm Picks Up), or named with no other card where one is due
+#: (:meth:`ForbiddenDesertTracker._named_alone`)
 CARD_CONFIDENCE, CARD_MARGIN = 0.95, 3.0
 CARD_CELL = ("card",)
 #: a tile's face is committed as revealed (an ``excavate``'s ``reveals``) only from a reading
@@ -387,11 +388,13 @@ class ForbiddenDesertTracker(Tracker):
         storm leaves a cell as it was, a cell that never was in ``changed`` is not judged
         (:attr:`storm_seen`, :func:`corrections`). ``unsure``: the cells of ``changed`` the gate
         was not sure changed (a pawn's lean, glare); they are explained like the others but do
-        not count as seen changing when cells tell a card (:attr:`card_seen`). Once the storm
+        not count as seen changing when cells tell a card (:attr:`card_seen`), and an unsure
+        reading there is never committed as the one thing it may be (:meth:`_named_alone`,
+        :meth:`_doubted`). Once the storm
         is over, a cell it left alone that changed surely is the next turn's first action: the
         check of the storm leaves it out, and when the storm's own cells match, the change is
         explained as actions (:meth:`_beyond_storm`)."""
-        changed = set(changed)
+        changed, unsure = set(changed), set(unsure)
         place = None
         if CARD in observed and CARD_CELL not in changed and not self.wants_whole_table:
             # the card place read where the gate saw no change of it (:attr:`card_due`): a card
@@ -463,15 +466,15 @@ class ForbiddenDesertTracker(Tracker):
                            corrections=fixes)
         verdict = super().explain(observed, changed)
         if verdict.kind == "nothing" and self.state.phase == "actions":
-            doubted = self._doubted(observed, changed, set(unsure))
+            doubted = self._doubted(observed, changed, unsure)
             if doubted is not None:
                 return doubted
         if verdict.kind == "ask" and verdict.options:
             # moves that differ only in the equipment card drawn: a face read unsurely is asked
             # about first (with every card each face allows), else the card
             folded = one_move_but_the_card(verdict.options)
-            unsure = self._unsure_reveal(folded, observed, changed) if folded else None
-            verdict = unsure or self._card_question(verdict)
+            which_face = self._unsure_reveal(folded, observed, changed) if folded else None
+            verdict = which_face or self._card_question(verdict)
         if verdict.kind == "illegal" and not self.model.cards_from_camera and self.state.phase == "actions":
             # a card that makes this kind of change legal (a far move: Jet Pack; sand cleared out
             # of reach: Dune Blaster), held by someone but not entered
@@ -534,8 +537,8 @@ class ForbiddenDesertTracker(Tracker):
             (the shortest, at most four, best first; nothing committed), or, when the best of
             them excavates, :meth:`_unsure_reveal`'s question (which face, every one the reading
             leaves open); ``commit`` when the readings that differ are all sand, on cells the gate
-            saw change surely (none of ``unsure``), and exactly one legal action fits them, a
-            marker taken off (in a dim room a marker just taken off reads "none" at 0.48-0.56:
+            saw change surely (none of ``unsure``), every legal sequence that fits them leaves
+            the same table, and exactly one of them is the shortest, a single marker taken off (in a dim room a marker just taken off reads "none" at 0.48-0.56:
             development stress games 8850 and 8852, whose every such question named the action
             the players had taken); None when no such reading differs, or no legal action fits
             them (unsure noise: nothing happened)."""
@@ -551,11 +554,14 @@ class ForbiddenDesertTracker(Tracker):
             return None
         # the shortest only: a detour that ends the same (there and back, then excavate) is no news
         shortest = min(len(f.events) for f in fits)
+        tables = {tuple(sorted(self.model.expected(f.state).items())) for f in fits}
         fits = [e for e in fits if len(e.events) == shortest]
         cells = sorted({self.model.cell_of(s) for s in doubt}, key=str)
-        if (len(fits) == 1 and shortest == 1 and fits[0].events[0].type == "remove_sand"
+        if (len(fits) == 1 and shortest == 1 and fits[0].events[0].type == "remove_sand" and len(tables) == 1
                 and all(s[0] == "sand" for s in doubt) and not set(cells) & unsure):
-            # a marker taken off, the one thing the players may have done there
+            # a marker taken off, the one thing the players may have done there: every fit
+            # leaves the same table (not where a pawn read unsurely may have moved as well: a
+            # pawn arriving hides the marker under it, and the shortest fit would drop the move)
             return self.commit(fits[0].events, changed, "the one legal action the sand read there fits",
                                state=fits[0].state)
         fits = fits[:4]
@@ -877,7 +883,8 @@ class ForbiddenDesertTracker(Tracker):
     @staticmethod
     def _card_sure(card: Reading) -> bool:
         """Whether a reading of the card place is sure enough to commit a storm card from
-        (``CARD_CONFIDENCE`` and ``CARD_MARGIN``)."""
+        (``CARD_CONFIDENCE`` and ``CARD_MARGIN``) wherever it is read; an unsure one is
+        committed only when it names one card and no other (:meth:`_named_alone`)."""
         return card.confidence >= CARD_CONFIDENCE and card.margin >= CARD_MARGIN
 
     def _allowed_cards(self) -> list[str]:

@@ -460,7 +460,8 @@ class FDDetector:
         dict (row, col) -> dict colour -> float
             For each colour some blob of the cell is likeliest to be
             (:func:`~.desert_pieces.pawns_seen`), the highest such probability; empty for a
-            cell with none, or read as the storm or unknown.
+            cell with none. A cell read as the storm or unknown (nothing could be looked for on
+            it) is left out.
 
         Raises
         ------
@@ -473,7 +474,9 @@ class FDDetector:
         faces, scores = self.read_flat(frame, homography, cells, False)
         out = {key: {} for key in cells}
         for key, got in self._covering(frame, homography, camera_matrix, scores, faces):
-            if not isinstance(got, Reading):
+            if isinstance(got, Reading):
+                out.pop(key, None)
+            else:
                 out[key] = dp.pawns_seen(got.probs)
         return out
 
