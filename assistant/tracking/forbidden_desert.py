@@ -410,7 +410,7 @@ class ForbiddenDesertTracker(Tracker):
             self.storm_seen = set()              # nothing waits: the cells seen from now on
         seen_before = set(self.storm_seen)
         self.storm_seen |= changed
-        surely = changed - set(unsure)
+        surely = changed - unsure
         self.card_seen = (self.card_seen | surely) if self.pending_cards else surely
         waiting = bool(self.pending_cards) and CARD_CELL not in changed
         new = card is not None and card.label not in ("none", shown) and card.label in STORM_CARDS
@@ -449,7 +449,7 @@ class ForbiddenDesertTracker(Tracker):
         if self.awaiting is not None:
             # cells the storm left alone that changed surely now, once the storm is over: the
             # next turn's first action (a marker taken off), not a slip of the storm to correct
-            beyond = self._beyond_storm(changed - set(unsure), seen_before)
+            beyond = self._beyond_storm(changed - unsure, seen_before)
             fixes = corrections(self.model, self.awaiting, self.state,
                                 {s: r for s, r in observed.items() if self.model.cell_of(s) not in beyond},
                                 self.storm_start or self.awaiting, self.storm_seen - beyond)
@@ -859,7 +859,7 @@ class ForbiddenDesertTracker(Tracker):
         """Whether a card place reading names best a storm card other than the one shown."""
         return place.label in STORM_CARDS and place.label != self.model.expected(self.state)[CARD]
 
-    def _named_alone(self, card: Reading, unsure: Iterable[Cell] = ()) -> bool:
+    def _named_alone(self, card: Reading, unsure: set = frozenset()) -> bool:
         """Whether an unsure reading ``card`` of a card place the gate saw change surely (not
         among ``unsure``), where a card is due (in the storm, or once the turn's actions are
         spent), names a storm card the rules accept now with no other card at all among its
@@ -877,7 +877,7 @@ class ForbiddenDesertTracker(Tracker):
         cards, a place the gate was not sure changed, or with actions left (the player may have
         ended the turn early, or not), the slides or the players decide."""
         return (card.label in STORM_CARDS and all(a == "none" for a in card.alternatives)
-                and CARD_CELL not in set(unsure) and self.card_due
+                and CARD_CELL not in unsure and self.card_due
                 and self._after_card(card.label) is not None)
 
     @staticmethod
