@@ -880,6 +880,12 @@ class ForbiddenDesertTracker(Tracker):
                 and CARD_CELL not in unsure and self.card_due
                 and self._after_card(card.label) is not None)
 
+    def new_card_surely(self, card: Reading) -> bool:
+        """Whether a reading of the card place names surely (:meth:`_card_sure`) a storm card
+        other than the one the engine shows there, one the rules accept drawn now
+        (:meth:`_after_card`)."""
+        return self._new_on_place(card) and self._card_sure(card) and self._after_card(card.label) is not None
+
     @staticmethod
     def _card_sure(card: Reading) -> bool:
         """Whether a reading of the card place is sure enough to commit a storm card from

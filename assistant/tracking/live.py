@@ -86,6 +86,7 @@ class LiveDesert:
         self._still_homography: np.ndarray | None = None   # of the frames in the still window
         self._last_still: tuple | None = None        # (picture, homography) of the last still window
         self._window_still = False                   # the still window holds frames the gate called still
+        self._stirred = False                        # something moved over the board since the gate last compared
 
     def resync(self) -> None:
         """The players put the engine's state right on the tablet (a move the camera missed,
@@ -144,8 +145,17 @@ class LiveDesert:
         if out.track.ok and self.reference is None and out.status == "still" and self.still.count:
             self.reference = (self.still.mean(), out.track.homography, self._pawns())
         event = out.gate.event if out.gate else None
+        if out.gate is not None and (out.gate.moved or out.status == "occluded"):
+            self._stirred = True
+        if event is None and self._stirred and out.track.ok and out.status == "still":
+            # the gate compared the table again after a hand was over it and saw nothing change
+            self._stirred = False
+            verdict = self.look_at_card_place(out.track.homography)
+            if verdict is not None:
+                return Step(out, verdict, [CARD_CELL])
         if event is None or not out.track.ok:
             return Step(out)
+        self._stirred = False
         if self.still.count:
             frame = self.still.mean()
             self._last_still = (frame, out.track.homography)
@@ -183,6 +193,45 @@ class LiveDesert:
         else:
             self.pending = cells - {CARD_CELL}
         return Step(out, verdict, sorted(cells, key=str))
+
+    def look_at_card_place(self, homography: np.ndarray) -> Verdict | None:
+        """Where a storm card is due, read the card place after a hand was over the board and
+        the gate saw nothing change: a storm card laid on one that looks alike (two wind cards
+        under a lamp's glare) may change the place too little for the gate, and a wind blocked
+        at the edge of the desert slides no tile. The card is taken only when the place reads
+        surely a storm card the rules accept now, other than the one shown
+        (:meth:`~.forbidden_desert.ForbiddenDesertTracker.new_card_surely`), and the reference picture (the still table before the
+        hand came) read there names another label: a misreading of the place that stays from
+        picture to picture commits nothing. The tracker is then told the card place changed,
+        unsurely (:meth:`~.forbidden_desert.ForbiddenDesertTracker.explain`), and holds the
+        place's reading to the same standard as any other.
+
+        Parameters
+        ----------
+        homography : (3, 3)
+            Mat mm -> frame px of the still picture (the mean of the still window).
+
+        Returns
+        -------
+        Verdict or None
+            The tracker's verdict on the card read (a commit of the storm card); None when no card is due, a card
+            told by its slides is still pending, there is no still picture or reference, or
+            the place does not read a new card surely.
+        """
+        tracker = self.tracker
+        if not tracker.card_due or tracker.card_pending or self.reference is None or not self.still.count:
+            return None
+        now = self.detector.read(self.still.mean(), homography, self.camera_matrix, [CARD]).get(CARD)
+        if now is None or not tracker.new_card_surely(now):
+            return None
+        picture, then, _pawns = self.reference
+        before = self.detector.read(picture, then, self.camera_matrix, [CARD]).get(CARD)
+        if before is not None and before.label == now.label:
+            return None
+        verdict = self.tracker.explain({CARD: now}, {CARD_CELL}, unsure={CARD_CELL})
+        if verdict.kind == "commit" and self.tracker.awaiting is None:
+            self.reference = (self.still.mean(), homography, self._pawns())
+        return verdict
 
     def look_for_riders(self, frame: np.ndarray, homography: np.ndarray, verdict: Verdict, cells: set) -> Verdict:
         """Settle a question about a rider (options that differ only in the pawn taken along:
