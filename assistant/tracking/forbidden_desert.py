@@ -880,11 +880,43 @@ class ForbiddenDesertTracker(Tracker):
                 and CARD_CELL not in unsure and self.card_due
                 and self._after_card(card.label) is not None)
 
-    def new_card_surely(self, card: Reading) -> bool:
-        """Whether a reading of the card place names surely (:meth:`_card_sure`) a storm card
-        other than the one the engine shows there, one the rules accept drawn now
-        (:meth:`_after_card`)."""
-        return self._new_on_place(card) and self._card_sure(card) and self._after_card(card.label) is not None
+    def card_laid_unseen(self, card: Reading, before: Reading | None) -> Verdict | None:
+        """A storm card laid where the gate saw nothing change, read off the card place at the
+        quiet moment after a hand was over the board (:meth:`~.live.LiveDesert.look_at_card_place`):
+        two wind cards under a lamp's glare look alike to the gate, and a wind blocked at the
+        edge of the desert slides no tile.
+
+        Parameters
+        ----------
+        card : Reading
+            The card place now.
+        before : Reading or None
+            The card place on the reference picture (the still table before the hand came).
+
+        Returns
+        -------
+        Verdict or None
+            Where a card is due and none waits for its slides (:attr:`card_due`,
+            :attr:`card_pending`), ``card`` names a storm card the rules accept now other than
+            the one shown, and ``before`` did not name it too (a misreading of the place that
+            stays from picture to picture is no card laid): the card committed
+            (:meth:`_storm_card`, a wind's slides then checked as corrections) when the reading
+            is sure or names it with no other card, its only rival "no card" (as
+            :meth:`_named_alone`, on the same evidence); else the players' question among the
+            cards it names. None otherwise.
+        """
+        if not self.card_due or self.card_pending or not self._new_on_place(card):
+            return None
+        if self._after_card(card.label) is None or (before is not None and before.label == card.label):
+            return None
+        self.pending_cards = []
+        if self._card_sure(card) or all(a == "none" for a in card.alternatives):
+            return self._storm_card(card.label, {CARD: card})
+        shown = self.model.expected(self.state)[CARD]
+        self.pending_cards, self._pending_for = [c for c in dict.fromkeys((card.label, *card.alternatives))
+                                                 if c in STORM_CARDS and c != shown
+                                                 and self._after_card(c) is not None], self.state
+        return self._which_card([CARD_CELL])
 
     @staticmethod
     def _card_sure(card: Reading) -> bool:

@@ -195,16 +195,11 @@ class LiveDesert:
         return Step(out, verdict, sorted(cells, key=str))
 
     def look_at_card_place(self, homography: np.ndarray) -> Verdict | None:
-        """Where a storm card is due, read the card place after a hand was over the board and
-        the gate saw nothing change: a storm card laid on one that looks alike (two wind cards
-        under a lamp's glare) may change the place too little for the gate, and a wind blocked
-        at the edge of the desert slides no tile. The card is taken only when the place reads
-        surely a storm card the rules accept now, other than the one shown
-        (:meth:`~.forbidden_desert.ForbiddenDesertTracker.new_card_surely`), and the reference picture (the still table before the
-        hand came) read there names another label: a misreading of the place that stays from
-        picture to picture commits nothing. The tracker is then told the card place changed,
-        unsurely (:meth:`~.forbidden_desert.ForbiddenDesertTracker.explain`), and holds the
-        place's reading to the same standard as any other.
+        """Where a storm card is due, read the card place at the quiet moment after a hand was
+        over the board and the gate saw nothing change, on the still picture and on the
+        reference picture (the still table before the hand came), and let the tracker judge
+        whether a card was laid unseen
+        (:meth:`~.forbidden_desert.ForbiddenDesertTracker.card_laid_unseen`).
 
         Parameters
         ----------
@@ -214,22 +209,20 @@ class LiveDesert:
         Returns
         -------
         Verdict or None
-            The tracker's verdict on the card read (a commit of the storm card); None when no card is due, a card
-            told by its slides is still pending, there is no still picture or reference, or
-            the place does not read a new card surely.
+            The tracker's verdict (a storm card committed, or the players asked which card);
+            None when no card is due, one told by its slides is still pending, there is no
+            still picture or reference, or the place shows no new card.
         """
         tracker = self.tracker
         if not tracker.card_due or tracker.card_pending or self.reference is None or not self.still.count:
             return None
         now = self.detector.read(self.still.mean(), homography, self.camera_matrix, [CARD]).get(CARD)
-        if now is None or not tracker.new_card_surely(now):
+        if now is None or now.label == tracker.model.expected(tracker.state)[CARD]:
             return None
         picture, then, _pawns = self.reference
         before = self.detector.read(picture, then, self.camera_matrix, [CARD]).get(CARD)
-        if before is not None and before.label == now.label:
-            return None
-        verdict = self.tracker.explain({CARD: now}, {CARD_CELL}, unsure={CARD_CELL})
-        if verdict.kind == "commit" and self.tracker.awaiting is None:
+        verdict = tracker.card_laid_unseen(now, before)
+        if verdict is not None and verdict.kind == "commit" and tracker.awaiting is None:
             self.reference = (self.still.mean(), homography, self._pawns())
         return verdict
 

@@ -553,3 +553,62 @@ def test_in_the_storm_the_card_place_is_read_with_every_change(detector):
     observed, changed = told[0]
     assert CARD_CELL not in changed and observed[("card",)].label == wind
     assert tracker.log[-1] == Event.make("storm", "storm_card", card=wind)
+
+
+def test_a_storm_card_the_gate_did_not_see_laid_is_read_off_the_card_place(detector):
+    """In the storm a hand lays a card and the gate sees nothing change (two wind cards under a
+    lamp's glare look alike to it; a card that moves no tile changes no cell). The live loop
+    reads the card place then: a new card read surely is committed; the card shown, or a card
+    the reference picture already read there (a misreading that stays), is not."""
+    from assistant.games import get_game
+    from assistant.games.base import Event
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.render.desert_script import scene_of
+    from assistant.vision.render.renderer import CameraSettings, Renderer
+
+    game = get_game("forbidden-desert")
+    layout, cam, _cell = _cell_geometry()
+    played = random_game(5, n_players=3, max_events=1)
+    _setup, start, _truth, _physical = table_game(played)
+    probe = ForbiddenDesertTracker(game, start)
+    wind = next(c for c in ("wind_n_1", "wind_s_1", "wind_e_1", "wind_w_1") if probe._moves_tiles(c))
+    s1 = start
+    for ev in (Event.make(start.active, "end_turn"), Event.make("storm", "storm_card", card=wind)):
+        s1 = game.apply(s1, ev)
+        assert s1, s1
+    sun = Event.make("storm", "storm_card", card="sun_beats_down")
+    s2 = game.apply(s1, sun)
+    assert s1.phase == "storm" and s2, "the storm draws one card only here: pick another seed"
+
+    def frames(state, seed):
+        shown = state.copy()
+        shown.ident = list(played.states[0].ident)                 # every tile named, to draw it
+        return [Renderer(cam).render(scene_of(shown, layout=layout), settings=CameraSettings(noise_sigma=2.0),
+                                     seed=seed + i).image for i in range(14)]
+
+    def live_on(picture_frames):
+        """A live loop whose tracker holds ``s1`` and whose reference is the still ``picture_frames``."""
+        live = LiveDesert(detector, ForbiddenDesertTracker(game, s1), 30.0, cam.K)
+        steps = [live.process(f, i, i / 30.0) for i, f in enumerate(picture_frames)]
+        assert live.reference is not None and steps[-1].watch.track.ok
+        return live, steps[-1].watch.track.homography
+
+    before, laid = frames(s1, 1), frames(s2, 40)
+    live, homography = live_on(before)
+    live.still.restart()
+    for f in before:
+        live.still.add(f)
+    assert live.look_at_card_place(homography) is None             # the card shown: nothing new
+    live.still.restart()
+    for f in laid:
+        live.still.add(f)
+    verdict = live.look_at_card_place(homography)
+    assert verdict is not None and verdict.kind == "commit", verdict
+    assert live.tracker.log[-1] == sun and live.tracker.state.phase == s2.phase
+    stale, homography = live_on(laid)                              # the reference already reads the sun
+    stale.still.restart()
+    for f in laid:
+        stale.still.add(f)
+    assert stale.look_at_card_place(homography) is None and stale.tracker.log == []
