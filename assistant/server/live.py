@@ -156,6 +156,7 @@ class LiveTable:
         self.status = "starting"
         self.verdicts: list[Verdict] = []
         self._marked: tuple[str, list] = ("", [])
+        self._washed: list = []                       #: the tiles last announced as washed out
         self.checker = None                           #: Forbidden Desert's TableChecker, made on first use
         self._latest: tuple | None = None             #: (rectified board, gate status, marked cells)
         self._lock = threading.Lock()
@@ -294,7 +295,30 @@ class LiveTable:
             self._marked = (verdict.kind, list(verdict.cells))
         else:
             self._check_table(step.watch, index)
+        self._say_washed_out()
         self._publish(step.watch)
+
+    def _say_washed_out(self) -> None:
+        """Forbidden Desert: tell the players, once each time it changes, which tiles a lamp's
+        glare washes out on the table as last committed (``LiveDesert.washed_out``), where the
+        camera cannot see their moves, and when it sees every tile again."""
+        washed_out = getattr(self.loop, "washed_out", None)
+        if washed_out is None or self.loop.reference is None:
+            return                                    # not Forbidden Desert, or no still table yet
+        cells = washed_out()
+        if cells == self._washed:
+            return
+        self._washed = cells
+        if cells:
+            from ..tracking.forbidden_desert import cell_name
+
+            names = [cell_name(c) for c in cells]
+            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            self.session.notify("info", f"A lamp's glare washes out {listed}: the camera cannot see what happens "
+                                        "there. Move the lamp or the camera, or enter those moves on the tablet.",
+                                cells)
+        else:
+            self.session.notify("info", "The camera sees every tile again.")
 
     def _check_table(self, watch: WatchOutput, index: int) -> None:
         """Forbidden Desert: start a check of the whole table against the game, on a worker

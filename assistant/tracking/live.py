@@ -87,6 +87,7 @@ class LiveDesert:
         self._last_still: tuple | None = None        # (picture, homography) of the last still window
         self._window_still = False                   # the still window holds frames the gate called still
         self._stirred = False                        # something moved over the board since the gate last compared
+        self._washed: tuple | None = None            # (reference picture, its washed-out cells)
 
     def resync(self) -> None:
         """The players put the engine's state right on the tablet (a move the camera missed,
@@ -145,12 +146,12 @@ class LiveDesert:
         if out.track.ok and self.reference is None and out.status == "still" and self.still.count:
             self.reference = (self.still.mean(), out.track.homography, self._pawns())
         event = out.gate.event if out.gate else None
-        if out.gate is not None and (out.gate.moved or out.status == "occluded"):
-            self._stirred = True
+        if out.status in ("moving", "occluded"):
+            self._stirred = True                       # (not the gate's start: its first frames move)
         if event is None and self._stirred and out.track.ok and out.status == "still":
             # the gate compared the table again after a hand was over it and saw nothing change
             self._stirred = False
-            verdict = self.look_at_card_place(out.track.homography)
+            verdict = self.look_at_card_place(self.still.mean(), out.track.homography) if self.still.count else None
             if verdict is not None:
                 return Step(out, verdict, [CARD_CELL])
         if event is None or not out.track.ok:
@@ -185,6 +186,10 @@ class LiveDesert:
         verdict = self.tracker.explain(readings, cells, unsure=set(event.unsure) | (self.pending - set(event.changed)))
         if verdict.kind == "ask" and verdict.reason not in (UNSURE_ACTION, GUESSED) and carry_only(verdict.options):
             verdict = self.look_for_riders(frame, out.track.homography, verdict, cells)
+        if verdict.kind == "nothing" and CARD in readings and CARD_CELL not in cells:
+            # nothing the rules need happened in the cells that changed (a hand brushed a tile),
+            # but a card may have been laid on one that looks alike, with no tile to slide
+            verdict = self.look_at_card_place(frame, out.track.homography, readings[CARD]) or verdict
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
             self.reference = (frame.copy(), out.track.homography, self._pawns())
             self.pending = set()
@@ -194,36 +199,61 @@ class LiveDesert:
             self.pending = cells - {CARD_CELL}
         return Step(out, verdict, sorted(cells, key=str))
 
-    def look_at_card_place(self, homography: np.ndarray) -> Verdict | None:
-        """Where a storm card is due, read the card place at the quiet moment after a hand was
-        over the board and the gate saw nothing change, on the still picture and on the
-        reference picture (the still table before the hand came), and let the tracker judge
-        whether a card was laid unseen
-        (:meth:`~.forbidden_desert.ForbiddenDesertTracker.card_laid_unseen`).
+    def washed_out(self) -> list[tuple]:
+        """The tiles a lamp's glare washes out on the reference picture (the table as last
+        committed), where the camera cannot see what the players do
+        (:func:`~..vision.detectors.desert_flat.washed_out`): ``[(row, col)]``, sorted; the
+        storm's bare cell is never among them. Worked out once per reference picture; empty
+        before the first."""
+        if self.reference is None:
+            return []
+        picture, homography, _pawns = self.reference
+        if self._washed is None or self._washed[0] is not picture:
+            from ..vision.detectors.desert_flat import washed_out
+
+            tiles = [slot[1:] for slot, label in self.tracker.model.expected(self.tracker.state).items()
+                     if slot[0] == "face" and label != "storm"]
+            self._washed = (picture, washed_out(picture, homography, self.detector.layout, tiles))
+        return list(self._washed[1])
+
+    def look_at_card_place(self, picture: np.ndarray, homography: np.ndarray, now: Reading | None = None
+                           ) -> Verdict | None:
+        """Where a storm card is due, whether one was laid that the gate did not see (a card on
+        one that looks alike, under a lamp's glare; a wind blocked at the desert's edge slides
+        no tile): the card place read on ``picture`` and on the reference picture (the still
+        table before the hand came), judged by the tracker
+        (:meth:`~.forbidden_desert.ForbiddenDesertTracker.card_laid_unseen`). Called at the
+        quiet moment after a hand was over the board and the gate saw nothing change, and after
+        a change whose cells the tracker explained as nothing.
 
         Parameters
         ----------
+        picture : (H, W, 3) uint8
+            The still picture (BGR, undistorted; the mean of the still window).
         homography : (3, 3)
-            Mat mm -> frame px of the still picture (the mean of the still window).
+            Mat mm -> ``picture`` px.
+        now : Reading, optional
+            The card place already read on ``picture``.
 
         Returns
         -------
         Verdict or None
             The tracker's verdict (a storm card committed, or the players asked which card);
             None when no card is due, one told by its slides is still pending, there is no
-            still picture or reference, or the place shows no new card.
+            reference, or the place shows no new card.
         """
         tracker = self.tracker
-        if not tracker.card_due or tracker.card_pending or self.reference is None or not self.still.count:
+        if not tracker.card_due or tracker.card_pending or self.reference is None:
             return None
-        now = self.detector.read(self.still.mean(), homography, self.camera_matrix, [CARD]).get(CARD)
+        if now is None:
+            now = self.detector.read(picture, homography, self.camera_matrix, [CARD]).get(CARD)
         if now is None or now.label == tracker.model.expected(tracker.state)[CARD]:
             return None
-        picture, then, _pawns = self.reference
-        before = self.detector.read(picture, then, self.camera_matrix, [CARD]).get(CARD)
+        then, then_homography, _pawns = self.reference
+        before = self.detector.read(then, then_homography, self.camera_matrix, [CARD]).get(CARD)
         verdict = tracker.card_laid_unseen(now, before)
         if verdict is not None and verdict.kind == "commit" and tracker.awaiting is None:
-            self.reference = (self.still.mean(), homography, self._pawns())
+            self.reference = (picture.copy(), homography, self._pawns())
         return verdict
 
     def look_for_riders(self, frame: np.ndarray, homography: np.ndarray, verdict: Verdict, cells: set) -> Verdict:

@@ -232,3 +232,45 @@ def test_the_referee_checks_the_table_off_the_frame_thread_and_only_the_referee_
     no_camera = create_app(s).test_client()
     r = no_camera.post("/api/check", headers={"Authorization": f"Bearer {referee}"})
     assert r.status_code == 409 and r.get_json()["error"] == "no_camera"
+
+
+def test_the_players_are_told_once_which_tiles_a_lamps_glare_washes_out(tmp_path):
+    """Forbidden Desert's live loop behind the session, on a still table where a lamp's glare
+    clips one tile to white: one notice names that tile (the camera cannot see a move there),
+    the table view sees it too, and it is not repeated frame after frame. (The loop's detector
+    is never asked to read here: nothing changes on the table.)"""
+    import random
+    from types import SimpleNamespace
+
+    from assistant.bench.desert_setup import camera
+    from assistant.games.forbidden_desert.simulate import random_setup
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker, cell_name
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.detectors.synth import _conditions
+    from assistant.vision.render.desert_script import scene_of
+
+    desert = get_game("forbidden-desert")
+    s = Session.start("forbidden-desert", random_setup(random.Random(2), n_players=2), None, tmp_path / "fd.jsonl")
+    layout = mat_layout("forbidden-desert")
+    storm = next(slot[1:] for slot, label in ForbiddenDesertTracker(desert, s.state).model.expected(s.state).items()
+                 if slot[0] == "face" and label == "storm")
+    lit = next(key for key in ((1, 1), (3, 3)) if key != storm)
+    rng = random.Random(11)
+    cam = camera(rng, (960, 540))
+    light, settings = _conditions(rng, "normal")
+    image = Renderer(cam).render(scene_of(s.state), lighting=light, settings=settings, seed=11).image
+    centre = np.asarray(layout.cell(lit).center_mm, np.float64)
+    (cx, cy), (ex, ey) = cam.project(np.array([[*centre, 0.0], [centre[0] + 36.0, centre[1], 0.0]]))
+    cv2.circle(image, (round(cx), round(cy)), round(np.hypot(ex - cx, ey - cy)), (255, 255, 255), -1)
+    (tmp_path / "frames").mkdir()
+    for k in range(40):                                         # a still table, 4 s at 10 frames a second
+        cv2.imwrite(str(tmp_path / "frames" / f"{k:04d}.png"), image)
+    reader = SimpleNamespace(layout=layout)
+    live = LiveTable(s, FolderSource(tmp_path / "frames", fps=10.0),
+                     lambda st: LiveDesert(reader, ForbiddenDesertTracker(desert, st), 10.0, cam.K), 10.0)
+    live.start()
+    live.thread.join(120)
+    assert not live.thread.is_alive()
+    for role in ("referee", "table"):
+        told = [n["message"] for n in s.snapshot(role)["notices"] if "glare" in n["message"]]
+        assert len(told) == 1 and f"washes out {cell_name(lit)}:" in told[0], (role, told)

@@ -597,18 +597,65 @@ def test_a_storm_card_the_gate_did_not_see_laid_is_read_off_the_card_place(detec
 
     before, laid = frames(s1, 1), frames(s2, 40)
     live, homography = live_on(before)
-    live.still.restart()
-    for f in before:
-        live.still.add(f)
-    assert live.look_at_card_place(homography) is None             # the card shown: nothing new
-    live.still.restart()
-    for f in laid:
-        live.still.add(f)
-    verdict = live.look_at_card_place(homography)
+    assert live.look_at_card_place(before[-1], homography) is None   # the card shown: nothing new
+    verdict = live.look_at_card_place(laid[-1], homography)
     assert verdict is not None and verdict.kind == "commit", verdict
     assert live.tracker.log[-1] == sun and live.tracker.state.phase == s2.phase
     stale, homography = live_on(laid)                              # the reference already reads the sun
-    stale.still.restart()
-    for f in laid:
-        stale.still.add(f)
-    assert stale.look_at_card_place(homography) is None and stale.tracker.log == []
+    assert stale.look_at_card_place(laid[-1], homography) is None and stale.tracker.log == []
+
+    class Counted(LiveDesert):
+        def look_at_card_place(self, picture, homography, now=None):
+            looks.append(len(seen))
+            return super().look_at_card_place(picture, homography, now)
+
+    looks, seen = [], []
+    counted = Counted(detector, ForbiddenDesertTracker(game, s1), 30.0, cam.K)
+    arm = before[-1].copy()
+    arm[100:440, 200:760] = (60, 90, 140)                         # an arm over the board, then gone
+    for i, f in enumerate(before + [arm] * 3 + before):
+        seen.append(counted.process(f, i, i / 30.0))
+    assert len(looks) == 1 and looks[0] > len(before) + 3, looks  # once, at the quiet moment after the arm
+    assert all(step.verdict is None for step in seen)
+
+
+def test_the_tiles_a_lamps_glare_washes_out_are_named_and_the_storms_bare_cell_never(detector):
+    """A lamp's glare clips one tile to white (and the storm's bare cell, the mat's paper): the
+    live loop names that tile as washed out on its reference picture, where the camera cannot
+    see a move, and nothing on the same table without the glare."""
+    import cv2
+    import numpy as np
+
+    from assistant.games import get_game
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+    from assistant.tracking.live import LiveDesert
+    from assistant.vision.render.desert_script import scene_of
+    from assistant.vision.render.renderer import CameraSettings, Renderer
+
+    game = get_game("forbidden-desert")
+    layout, cam, _cell = _cell_geometry()
+    played = random_game(5, n_players=3, max_events=1)
+    _setup, start, _truth, _physical = table_game(played)
+    expected = ForbiddenDesertTracker(game, start).model.expected(start)
+    storm = next(slot[1:] for slot, label in expected.items() if slot[0] == "face" and label == "storm")
+    lit = next(key for key in ((1, 1), (3, 3)) if key != storm)
+    shown = start.copy()
+    shown.ident = list(played.states[0].ident)                      # every tile named, to draw it
+    clean = [Renderer(cam).render(scene_of(shown, layout=layout), settings=CameraSettings(noise_sigma=2.0),
+                                  seed=i + 1).image for i in range(10)]
+
+    def glared(frame):
+        out = frame.copy()
+        for key in (lit, storm):
+            centre = np.asarray(layout.cell(key).center_mm, np.float64)
+            (cx, cy), (ex, ey) = cam.project(np.array([[*centre, 0.0], [centre[0] + 36.0, centre[1], 0.0]]))
+            cv2.circle(out, (round(cx), round(cy)), round(np.hypot(ex - cx, ey - cy)), (255, 255, 255), -1)
+        return out
+
+    for frames, want in ((clean, []), ([glared(f) for f in clean], [lit])):
+        live = LiveDesert(detector, ForbiddenDesertTracker(game, start), 30.0, cam.K)
+        for i, f in enumerate(frames):
+            live.process(f, i, i / 30.0)
+        assert live.reference is not None, "the board never became still"
+        assert live.washed_out() == want

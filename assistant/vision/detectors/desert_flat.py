@@ -820,6 +820,49 @@ def clipped_share(image: np.ndarray, origin_mm, centre_mm, levels: float | np.nd
     return _share_reaching(_centre_square(image, origin_mm, centre_mm), levels)
 
 
+def washed_out(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, cells: Iterable[tuple],
+               share: float | None = None) -> list[tuple]:
+    """The cells a lamp's glare washes out: those whose centre square (``2 * CLIP_HALF_MM``)
+    has at least ``share`` of its channel values clipped (:data:`CLIP_LEVEL`,
+    :func:`clipped_share`). There the camera sees no tile, marker or pawn change: a clipped value
+    says only "this bright or brighter".
+
+    Parameters
+    ----------
+    frame : (H, W, 3) uint8
+        BGR, undistorted.
+    homography : (3, 3)
+        Mat mm -> frame px.
+    layout : MatLayout
+    cells : iterable of (row, col)
+        The cells to look at (the tiles; the storm's bare cell shows the mat's white paper,
+        which a bright picture clips too).
+    share : float, optional
+        Default :data:`SATURATED_UNSURE`, the share from which the detector reads a cell no
+        surer than :data:`SATURATED_CONFIDENCE`.
+
+    Returns
+    -------
+    list of (row, col)
+        Sorted; empty when ``cells`` is.
+
+    Raises
+    ------
+    KeyError
+        For a cell not on ``layout``.
+    """
+    keys = sorted(cells)
+    if not keys:
+        return []
+    share = SATURATED_UNSURE if share is None else share
+    centres = {key: layout.cell(key).center_mm for key in keys}
+    xs, ys = [c[0] for c in centres.values()], [c[1] for c in centres.values()]
+    pad = CLIP_HALF_MM + 1.0
+    region = (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
+    fine = rectify(frame, homography, layout, FINE_PPM, region, cv2.INTER_AREA)
+    return [key for key in keys if clipped_share(fine, region[:2], centres[key]) >= share]
+
+
 def _share_reaching(patch: np.ndarray, levels) -> float:
     """The share of ``patch``'s channel values at or above ``levels`` (0 for an empty patch)."""
     if patch.size == 0:
