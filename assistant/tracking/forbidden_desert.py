@@ -399,7 +399,9 @@ class ForbiddenDesertTracker(Tracker):
         if CARD in observed and CARD_CELL not in changed and not self.wants_whole_table:
             # the card place read where the gate saw no change of it (:attr:`card_due`): a card
             # laid on one that looks alike may change it too little. That reading only narrows
-            # the cards the slides may tell (:meth:`_told_by_cells`); it commits nothing itself
+            # the cards the slides may tell (:meth:`_told_by_cells`); it commits nothing here
+            # (where the cells changed as nothing, the live loop then asks
+            # :meth:`card_laid_unseen`)
             place = observed[CARD]
             observed = {s: r for s, r in observed.items() if s != CARD}
         card = observed.get(CARD)
@@ -431,8 +433,7 @@ class ForbiddenDesertTracker(Tracker):
             if self._named_alone(card, unsure):
                 self.pending_cards = []
                 return self._storm_card(card.label, observed)
-            return self._await_slides([c for c in dict.fromkeys((card.label, *card.alternatives))
-                                       if c in STORM_CARDS and c != shown])
+            return self._await_slides(self._cards_named(card))
         if new and not waiting and sure:
             self.pending_cards = []
             return self._storm_card(card.label, observed)
@@ -881,42 +882,52 @@ class ForbiddenDesertTracker(Tracker):
                 and self._after_card(card.label) is not None)
 
     def card_laid_unseen(self, card: Reading, before: Reading | None) -> Verdict | None:
-        """A storm card laid where the gate saw nothing change, read off the card place at the
-        quiet moment after a hand was over the board (:meth:`~.live.LiveDesert.look_at_card_place`):
-        two wind cards under a lamp's glare look alike to the gate, and a wind blocked at the
-        edge of the desert slides no tile.
+        """A storm card laid where the gate saw the card place not change, read off the place
+        by the live loop (:meth:`~.live.LiveDesert.look_at_card_place`): two wind cards under a
+        lamp's glare look alike to the gate, and a wind blocked at the edge of the desert
+        slides no tile.
 
         Parameters
         ----------
         card : Reading
             The card place now.
         before : Reading or None
-            The card place on the reference picture (the still table before the hand came).
+            The card place on the still picture taken before the hand came.
 
         Returns
         -------
         Verdict or None
             Where a card is due and none waits for its slides (:attr:`card_due`,
-            :attr:`card_pending`), ``card`` names a storm card the rules accept now other than
-            the one shown, and ``before`` did not name it too (a misreading of the place that
-            stays from picture to picture is no card laid): the card committed
-            (:meth:`_storm_card`, a wind's slides then checked as corrections) when the reading
-            is sure or names it with no other card, its only rival "no card" (as
-            :meth:`_named_alone`, on the same evidence); else the players' question among the
-            cards it names. None otherwise.
+            :attr:`card_pending`), ``card`` names best a storm card the rules accept now other
+            than the one shown, and ``before`` did not name it too (a misreading of the place
+            that stays from picture to picture is no card laid):
+
+            - the card committed (:meth:`_storm_card`; a wind's slides then checked as
+              corrections) when the reading is sure (:meth:`_card_sure`), or when it names the
+              card with no other card behind it (its only rival "no card") and ``before`` named
+              the card shown: the two pictures then disagree between two named cards, which a
+              place washed out to "no card" does not make;
+            - else the cards it names wait for their slides (:meth:`_await_slides`, which asks
+              the players at once when one of them would slide no tile).
+
+            None otherwise.
         """
         if not self.card_due or self.card_pending or not self._new_on_place(card):
             return None
         if self._after_card(card.label) is None or (before is not None and before.label == card.label):
             return None
-        self.pending_cards = []
-        if self._card_sure(card) or all(a == "none" for a in card.alternatives):
-            return self._storm_card(card.label, {CARD: card})
         shown = self.model.expected(self.state)[CARD]
-        self.pending_cards, self._pending_for = [c for c in dict.fromkeys((card.label, *card.alternatives))
-                                                 if c in STORM_CARDS and c != shown
-                                                 and self._after_card(c) is not None], self.state
-        return self._which_card([CARD_CELL])
+        alone = all(a == "none" for a in card.alternatives) and before is not None and before.label == shown
+        self.pending_cards = []
+        if self._card_sure(card) or alone:
+            return self._storm_card(card.label, {CARD: card})
+        return self._await_slides(self._cards_named(card))
+
+    def _cards_named(self, card: Reading) -> list[str]:
+        """The storm cards a reading of the card place names (its label, then its
+        alternatives), other than the one shown."""
+        shown = self.model.expected(self.state)[CARD]
+        return [c for c in dict.fromkeys((card.label, *card.alternatives)) if c in STORM_CARDS and c != shown]
 
     @staticmethod
     def _card_sure(card: Reading) -> bool:

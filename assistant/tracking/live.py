@@ -44,6 +44,12 @@ STORM_PRIOR_NATS = 3.0
 #: right (92 without), none sure and wrong (1 without)
 TURN_PRIOR_NATS = 4.0
 
+#: a tile named washed out by a lamp's glare stays named while this share of its centre's channel
+#: values is clipped (:meth:`LiveDesert.washed_out`; it is named from
+#: :data:`~..vision.detectors.desert_flat.SATURATED_UNSURE`, 0.3): set by judgement, so that a tile
+#: near the line is not named and dropped with every committed picture
+WASHED_OUT_KEEP = 0.2
+
 #: still frames before the gate compares (its default is 3): the pawns are read from their mean,
 #: the first left out (four frames: half the noise of one)
 STILL_FRAMES = 5
@@ -150,13 +156,19 @@ class LiveDesert:
             self._stirred = True                       # (not the gate's start: its first frames move)
         if event is None and self._stirred and out.track.ok and out.status == "still":
             # the gate compared the table again after a hand was over it and saw nothing change
+            # (with a question open, its answer comes from the tablet first)
             self._stirred = False
-            verdict = self.look_at_card_place(self.still.mean(), out.track.homography) if self.still.count else None
-            if verdict is not None:
-                return Step(out, verdict, [CARD_CELL])
+            if self.still.count and not self.pending:
+                picture = self.still.mean()
+                verdict = self.look_at_card_place(picture, out.track.homography)
+                if verdict is not None:
+                    if verdict.kind == "commit" and self.tracker.awaiting is None:
+                        self.reference = (picture, out.track.homography, self._pawns())
+                    return Step(out, verdict, [CARD_CELL])
         if event is None or not out.track.ok:
             return Step(out)
         self._stirred = False
+        before_hand = self._last_still             # the still table before this change's hand came
         if self.still.count:
             frame = self.still.mean()
             self._last_still = (frame, out.track.homography)
@@ -189,7 +201,12 @@ class LiveDesert:
         if verdict.kind == "nothing" and CARD in readings and CARD_CELL not in cells:
             # nothing the rules need happened in the cells that changed (a hand brushed a tile),
             # but a card may have been laid on one that looks alike, with no tile to slide
-            verdict = self.look_at_card_place(frame, out.track.homography, readings[CARD]) or verdict
+            card = self.look_at_card_place(frame, out.track.homography, readings[CARD], before_hand)
+            if card is not None:
+                if self.tracker.awaiting is None:
+                    self.reference = (frame.copy(), out.track.homography, self._pawns())
+                self.pending = set()                   # the cells were explained (as nothing)
+                return Step(out, card, [CARD_CELL])
         if verdict.kind in ("commit", "nothing") and self.tracker.awaiting is None:
             self.reference = (frame.copy(), out.track.homography, self._pawns())
             self.pending = set()
@@ -201,30 +218,37 @@ class LiveDesert:
 
     def washed_out(self) -> list[tuple]:
         """The tiles a lamp's glare washes out on the reference picture (the table as last
-        committed), where the camera cannot see what the players do
-        (:func:`~..vision.detectors.desert_flat.washed_out`): ``[(row, col)]``, sorted; the
+        committed), where the camera's readings are not to be trusted: a share of at least
+        :data:`~..vision.detectors.desert_flat.SATURATED_UNSURE` of clipped channel values in the
+        tile's centre (:func:`~..vision.detectors.desert_flat.clipped_shares`), or, for a tile
+        named on the reference before, of :data:`WASHED_OUT_KEEP` (so that a tile near the line
+        is not named and dropped from one picture to the next). ``[(row, col)]``, sorted; the
         storm's bare cell is never among them. Worked out once per reference picture; empty
         before the first."""
         if self.reference is None:
             return []
         picture, homography, _pawns = self.reference
         if self._washed is None or self._washed[0] is not picture:
-            from ..vision.detectors.desert_flat import washed_out
+            from ..vision.detectors.desert_flat import SATURATED_UNSURE, clipped_shares
 
             tiles = [slot[1:] for slot, label in self.tracker.model.expected(self.tracker.state).items()
                      if slot[0] == "face" and label != "storm"]
-            self._washed = (picture, washed_out(picture, homography, self.detector.layout, tiles))
+            named = set(self._washed[1]) if self._washed is not None else set()
+            shares = clipped_shares(picture, homography, self.detector.layout, tiles)
+            self._washed = (picture, [key for key, share in shares.items()
+                                      if share >= (WASHED_OUT_KEEP if key in named else SATURATED_UNSURE)])
         return list(self._washed[1])
 
-    def look_at_card_place(self, picture: np.ndarray, homography: np.ndarray, now: Reading | None = None
-                           ) -> Verdict | None:
+    def look_at_card_place(self, picture: np.ndarray, homography: np.ndarray, now: Reading | None = None,
+                           before_hand: tuple | None = None) -> Verdict | None:
         """Where a storm card is due, whether one was laid that the gate did not see (a card on
         one that looks alike, under a lamp's glare; a wind blocked at the desert's edge slides
-        no tile): the card place read on ``picture`` and on the reference picture (the still
-        table before the hand came), judged by the tracker
+        no tile): the card place read on ``picture`` and on the still picture taken before the
+        hand came, judged by the tracker
         (:meth:`~.forbidden_desert.ForbiddenDesertTracker.card_laid_unseen`). Called at the
         quiet moment after a hand was over the board and the gate saw nothing change, and after
-        a change whose cells the tracker explained as nothing.
+        a change whose cells the tracker explained as nothing. The caller keeps the reference
+        and the pending cells.
 
         Parameters
         ----------
@@ -234,27 +258,29 @@ class LiveDesert:
             Mat mm -> ``picture`` px.
         now : Reading, optional
             The card place already read on ``picture``.
+        before_hand : (picture, homography), optional
+            The still picture before the hand came; by default the last one kept when motion
+            began (``_last_still``).
 
         Returns
         -------
         Verdict or None
-            The tracker's verdict (a storm card committed, or the players asked which card);
-            None when no card is due, one told by its slides is still pending, there is no
-            reference, or the place shows no new card.
+            The tracker's verdict (a storm card committed; the cards named waiting for their
+            slides, or the players asked which); None when no card is due, one told by its
+            slides is still pending, there is no picture from before the hand, or the place
+            shows no new card.
         """
         tracker = self.tracker
-        if not tracker.card_due or tracker.card_pending or self.reference is None:
+        before_hand = before_hand if before_hand is not None else self._last_still
+        if not tracker.card_due or tracker.card_pending or before_hand is None:
             return None
         if now is None:
             now = self.detector.read(picture, homography, self.camera_matrix, [CARD]).get(CARD)
         if now is None or now.label == tracker.model.expected(tracker.state)[CARD]:
             return None
-        then, then_homography, _pawns = self.reference
+        then, then_homography = before_hand
         before = self.detector.read(then, then_homography, self.camera_matrix, [CARD]).get(CARD)
-        verdict = tracker.card_laid_unseen(now, before)
-        if verdict is not None and verdict.kind == "commit" and tracker.awaiting is None:
-            self.reference = (picture.copy(), homography, self._pawns())
-        return verdict
+        return tracker.card_laid_unseen(now, before)
 
     def look_for_riders(self, frame: np.ndarray, homography: np.ndarray, verdict: Verdict, cells: set) -> Verdict:
         """Settle a question about a rider (options that differ only in the pawn taken along:

@@ -597,12 +597,15 @@ def test_a_storm_card_the_gate_did_not_see_laid_is_read_off_the_card_place(detec
 
     before, laid = frames(s1, 1), frames(s2, 40)
     live, homography = live_on(before)
-    assert live.look_at_card_place(before[-1], homography) is None   # the card shown: nothing new
-    verdict = live.look_at_card_place(laid[-1], homography)
+    assert live.look_at_card_place(laid[-1], homography) is None  # no picture from before a hand yet
+    hand = (before[-1], homography)                                # the still table before the hand came
+    assert live.look_at_card_place(before[-1], homography, before_hand=hand) is None   # the card shown
+    verdict = live.look_at_card_place(laid[-1], homography, before_hand=hand)
     assert verdict is not None and verdict.kind == "commit", verdict
     assert live.tracker.log[-1] == sun and live.tracker.state.phase == s2.phase
-    stale, homography = live_on(laid)                              # the reference already reads the sun
-    assert stale.look_at_card_place(laid[-1], homography) is None and stale.tracker.log == []
+    stale, homography = live_on(laid)                              # before the hand, the sun was there
+    assert stale.look_at_card_place(laid[-1], homography, before_hand=(laid[-1], homography)) is None
+    assert stale.tracker.log == []
 
     class Counted(LiveDesert):
         def look_at_card_place(self, picture, homography, now=None):

@@ -1185,3 +1185,32 @@ def test_a_navigator_who_walked_and_then_moved_another_pawn_is_not_called_an_ill
                 dst: Reading("green", 0.9, 5.0, ("",))}
     verdict = ForbiddenDesertTracker(GAME, s0).explain(observed, {(1, 1), (2, 1)})
     assert verdict.kind != "illegal", verdict
+
+
+def test_a_card_laid_where_the_gate_saw_no_change_is_taken_only_on_two_readings_that_disagree():
+    """The live loop reads the card place after a hand passed and the gate saw it not change
+    (development stress games 8842, 8846, 8850: wind cards laid on wind cards under glare).
+    A sure new card is committed; one named with only "no card" behind it is committed only
+    where the picture before the hand named the card shown (two named cards disagree), else it
+    waits as a question; a new card the picture before the hand named too is no card laid; with
+    actions left, or a card already waiting for its slides, nothing is judged."""
+    sure, alone = Reading("sun_beats_down", 0.99, 5.0), Reading("sun_beats_down", 0.40, 0.0, ("none",))
+    shown = Reading("wind_n_1", 0.45, 0.0, ("none",))
+    sun = [Event.make("storm", "storm_card", card="sun_beats_down")]
+    for now, before, want in ((sure, None, "commit"), (sure, Reading("none", 0.6, 0.4), "commit"),
+                              (alone, shown, "commit"), (alone, Reading("none", 0.6, 0.4), "ask"),
+                              (alone, None, "ask"), (sure, alone, None), (Reading("wind_n_1", 0.99, 5.0), None, None)):
+        tracker, s1 = in_the_storm()
+        verdict = tracker.card_laid_unseen(now, before)
+        assert (verdict.kind if verdict else None) == want, (now, before, verdict)
+        if want == "commit":
+            assert verdict.events == sun and tracker.awaiting is None
+        else:
+            assert tracker.state is s1
+    tracker, s1 = in_the_storm()
+    two = Reading("wind_e_1", 0.5, 0.3, ("wind_w_1",))                # both slide a tile here: wait for them
+    waiting = tracker.card_laid_unseen(two, shown)
+    assert waiting.kind == "nothing" and tracker.pending_cards == ["wind_e_1", "wind_w_1"] and tracker.state is s1
+    assert tracker.card_laid_unseen(sure, shown) is None             # a card waits for its slides already
+    s0 = start()
+    assert ForbiddenDesertTracker(GAME, s0).card_laid_unseen(sure, shown) is None    # actions left

@@ -820,12 +820,13 @@ def clipped_share(image: np.ndarray, origin_mm, centre_mm, levels: float | np.nd
     return _share_reaching(_centre_square(image, origin_mm, centre_mm), levels)
 
 
-def washed_out(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, cells: Iterable[tuple],
-               share: float | None = None) -> list[tuple]:
-    """The cells a lamp's glare washes out: those whose centre square (``2 * CLIP_HALF_MM``)
-    has at least ``share`` of its channel values clipped (:data:`CLIP_LEVEL`,
-    :func:`clipped_share`). There the camera sees no tile, marker or pawn change: a clipped value
-    says only "this bright or brighter".
+def clipped_shares(frame: np.ndarray, homography: np.ndarray, layout: MatLayout,
+                   cells: Iterable[tuple]) -> dict[tuple, float]:
+    """Each cell's share of clipped channel values (:data:`CLIP_LEVEL`, :func:`clipped_share`)
+    in its centre square (``2 * CLIP_HALF_MM``): how far a lamp's glare washes it out. From
+    :data:`SATURATED_UNSURE` the detector reads a cell alone no surer than
+    :data:`SATURATED_CONFIDENCE`, so a marker taken off or a tile turned over there is not to be
+    trusted to the camera (a clipped value says only "this bright or brighter").
 
     Parameters
     ----------
@@ -835,16 +836,13 @@ def washed_out(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, cel
         Mat mm -> frame px.
     layout : MatLayout
     cells : iterable of (row, col)
-        The cells to look at (the tiles; the storm's bare cell shows the mat's white paper,
-        which a bright picture clips too).
-    share : float, optional
-        Default :data:`SATURATED_UNSURE`, the share from which the detector reads a cell no
-        surer than :data:`SATURATED_CONFIDENCE`.
+        The cells to look at (the storm's bare cell shows the mat's white paper, which a bright
+        picture clips too).
 
     Returns
     -------
-    list of (row, col)
-        Sorted; empty when ``cells`` is.
+    dict (row, col) -> float
+        0..1 per cell; empty when ``cells`` is.
 
     Raises
     ------
@@ -853,14 +851,13 @@ def washed_out(frame: np.ndarray, homography: np.ndarray, layout: MatLayout, cel
     """
     keys = sorted(cells)
     if not keys:
-        return []
-    share = SATURATED_UNSURE if share is None else share
+        return {}
     centres = {key: layout.cell(key).center_mm for key in keys}
     xs, ys = [c[0] for c in centres.values()], [c[1] for c in centres.values()]
     pad = CLIP_HALF_MM + 1.0
     region = (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
     fine = rectify(frame, homography, layout, FINE_PPM, region, cv2.INTER_AREA)
-    return [key for key in keys if clipped_share(fine, region[:2], centres[key]) >= share]
+    return {key: clipped_share(fine, region[:2], centres[key]) for key in keys}
 
 
 def _share_reaching(patch: np.ndarray, levels) -> float:
