@@ -494,13 +494,39 @@ def test_a_move_entered_after_the_camera_missed_it_becomes_the_reference_for_the
     assert [(v.kind, v.events) for v in verdicts] == [("commit", [second])], [(v.kind, v.message) for v in verdicts]
 
 
+def _storm_begun(game):
+    """Game 5's opening (3 players), its turn ended and a wind that slides a tile drawn:
+    ``(played, state in the storm, wind)``; ``played.states[0]`` names every tile."""
+    from assistant.games.base import Event
+    from assistant.games.forbidden_desert.simulate import random_game, table_game
+    from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
+
+    played = random_game(5, n_players=3, max_events=1)
+    _setup, start, _truth, _physical = table_game(played)
+    probe = ForbiddenDesertTracker(game, start)
+    wind = next(c for c in ("wind_n_1", "wind_s_1", "wind_e_1", "wind_w_1") if probe._moves_tiles(c))
+    state = start
+    for ev in (Event.make(start.active, "end_turn"), Event.make("storm", "storm_card", card=wind)):
+        state = game.apply(state, ev)
+        assert state, state
+    assert state.phase == "storm"
+    return played, state, wind
+
+
+def _every_tile_named(state, played):
+    """The table of ``state`` with every tile named as ``played`` dealt it (to draw it; the
+    tracker knows only their backs)."""
+    out = state.copy()
+    out.ident = list(played.states[0].ident)
+    return out
+
+
 def test_in_the_storm_the_card_place_is_read_with_every_change(detector):
     """A second wind card with the face of the one showing is laid and its tiles slid: the card
     place looks as it did, so the gate reports the slides only. Where a card is due the live
     loop reads the card place as well, and the tracker is told the card it shows."""
     from assistant.games import get_game
     from assistant.games.base import Event
-    from assistant.games.forbidden_desert.simulate import random_game, table_game
     from assistant.tracking.forbidden_desert import CARD_CELL, ForbiddenDesertTracker
     from assistant.tracking.live import LiveDesert
     from assistant.vision.render.desert_script import scene_of
@@ -508,29 +534,11 @@ def test_in_the_storm_the_card_place_is_read_with_every_change(detector):
 
     game = get_game("forbidden-desert")
     layout, cam, _cell = _cell_geometry()
-    played = random_game(5, n_players=3, max_events=1)
-    _setup, start, _truth, _physical = table_game(played)
-    probe = ForbiddenDesertTracker(game, start)
-    wind = next(c for c in ("wind_n_1", "wind_s_1", "wind_e_1", "wind_w_1") if probe._moves_tiles(c))
-    storm = [Event.make(start.active, "end_turn"), Event.make("storm", "storm_card", card=wind)]
-    again = Event.make("storm", "storm_card", card=wind)
+    played, s1, wind = _storm_begun(game)
+    again = game.apply(s1, Event.make("storm", "storm_card", card=wind))
+    assert again, again
 
-    def after(state, *events):
-        for ev in events:
-            state = game.apply(state, ev)
-            assert state, state
-        return state
-
-    s1 = after(start, *storm)
-    assert s1.phase == "storm"
-
-    def shown(state):
-        """The table of ``state``, every tile named (to draw it; the tracker knows their backs)."""
-        out = state.copy()
-        out.ident = list(played.states[0].ident)
-        return out
-
-    shown1, shown2 = shown(s1), shown(after(s1, again))
+    shown1, shown2 = _every_tile_named(s1, played), _every_tile_named(again, played)
     renderer = Renderer(cam)
     noisy = CameraSettings(noise_sigma=2.0, jpeg_quality=None)
     frames = [renderer.render(scene_of(shown1, layout=layout), settings=noisy, seed=i + 1).image for i in range(14)]
@@ -562,7 +570,6 @@ def test_a_storm_card_the_gate_did_not_see_laid_is_read_off_the_card_place(detec
     the reference picture already read there (a misreading that stays), is not."""
     from assistant.games import get_game
     from assistant.games.base import Event
-    from assistant.games.forbidden_desert.simulate import random_game, table_game
     from assistant.tracking.forbidden_desert import ForbiddenDesertTracker
     from assistant.tracking.live import LiveDesert
     from assistant.vision.render.desert_script import scene_of
@@ -570,23 +577,14 @@ def test_a_storm_card_the_gate_did_not_see_laid_is_read_off_the_card_place(detec
 
     game = get_game("forbidden-desert")
     layout, cam, _cell = _cell_geometry()
-    played = random_game(5, n_players=3, max_events=1)
-    _setup, start, _truth, _physical = table_game(played)
-    probe = ForbiddenDesertTracker(game, start)
-    wind = next(c for c in ("wind_n_1", "wind_s_1", "wind_e_1", "wind_w_1") if probe._moves_tiles(c))
-    s1 = start
-    for ev in (Event.make(start.active, "end_turn"), Event.make("storm", "storm_card", card=wind)):
-        s1 = game.apply(s1, ev)
-        assert s1, s1
+    played, s1, _wind = _storm_begun(game)
     sun = Event.make("storm", "storm_card", card="sun_beats_down")
     s2 = game.apply(s1, sun)
     assert s1.phase == "storm" and s2, "the storm draws one card only here: pick another seed"
 
     def frames(state, seed):
-        shown = state.copy()
-        shown.ident = list(played.states[0].ident)                 # every tile named, to draw it
-        return [Renderer(cam).render(scene_of(shown, layout=layout), settings=CameraSettings(noise_sigma=2.0),
-                                     seed=seed + i).image for i in range(14)]
+        return [Renderer(cam).render(scene_of(_every_tile_named(state, played), layout=layout),
+                                     settings=CameraSettings(noise_sigma=2.0), seed=seed + i).image for i in range(14)]
 
     def live_on(picture_frames):
         """A live loop whose tracker holds ``s1`` and whose reference is the still ``picture_frames``."""
@@ -643,8 +641,7 @@ def test_the_tiles_a_lamps_glare_washes_out_are_named_and_the_storms_bare_cell_n
     expected = ForbiddenDesertTracker(game, start).model.expected(start)
     storm = next(slot[1:] for slot, label in expected.items() if slot[0] == "face" and label == "storm")
     lit = next(key for key in ((1, 1), (3, 3)) if key != storm)
-    shown = start.copy()
-    shown.ident = list(played.states[0].ident)                      # every tile named, to draw it
+    shown = _every_tile_named(start, played)
     clean = [Renderer(cam).render(scene_of(shown, layout=layout), settings=CameraSettings(noise_sigma=2.0),
                                   seed=i + 1).image for i in range(10)]
 
