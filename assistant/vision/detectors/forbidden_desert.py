@@ -664,8 +664,10 @@ class FDDetector:
         (:func:`pawns_by_change`)."""
         ref_frame, ref_h, ref_pawns = reference
         in_play = set().union(*ref_pawns.values()) if ref_pawns else None
+        read = [self.layout.cell(key) for key in tall]
         pairs = {key: cell_change(pawn_crop(ref_frame, ref_h, camera_matrix, self.layout.cell(key)), tall[key],
-                                  self.layout.cell(key), homography, camera_matrix, ref_pawns.get(key, ()), ref_h)
+                                  self.layout.cell(key), homography, camera_matrix, ref_pawns.get(key, ()), ref_h,
+                                  read)
                  for key in tall}
         return {("pawns", *key): r for key, r in pawns_by_change(self.pawn_colour, pairs, in_play).items()}
 
@@ -1403,19 +1405,52 @@ class CellChange(NamedTuple):
     shape: np.ndarray     #: a pawn's silhouette there, ``(64, 64) bool`` (:func:`pawn_silhouette`)
     outside: np.ndarray   #: where the crops hold the fill, ``(64, 64) bool`` (:func:`pawn_crop_outside`)
     had: set              #: the colours on the cell before
+    #: where other cells' tiles show in the crops: cell key -> ``(64, 64) bool`` (:func:`tiles_in_crop`)
+    beside: Mapping | None = None
 
 
 def cell_change(before: np.ndarray, after: np.ndarray, cell, homography: np.ndarray, camera_matrix: np.ndarray,
-                had: Iterable[str], before_homography: np.ndarray | None = None) -> CellChange:
+                had: Iterable[str], before_homography: np.ndarray | None = None,
+                others: Iterable = ()) -> CellChange:
     """The :class:`CellChange` of ``cell`` (a :class:`~..mats.Cell`) from its :func:`pawn_crop`
     crops ``(64, 64, 3) uint8``, cut through ``homography`` (mat mm -> px, 3x3; the crop before
     through ``before_homography`` when it differs) and ``camera_matrix`` (3x3 intrinsics): the
-    pawn's silhouette at the cell's centre and the fill of either crop."""
+    pawn's silhouette at the cell's centre, the fill of either crop, and where the tiles of
+    ``others`` (cells read with it) show in the crops (:func:`tiles_in_crop`, through
+    ``homography``)."""
     shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
     outside = pawn_crop_outside(homography, camera_matrix, cell)
     if before_homography is not None and not np.array_equal(before_homography, homography):
         outside = outside | pawn_crop_outside(before_homography, camera_matrix, cell)
-    return CellChange(before, after, shape, outside, set(had))
+    return CellChange(before, after, shape, outside, set(had), tiles_in_crop(homography, camera_matrix, cell, others))
+
+
+def tiles_in_crop(homography: np.ndarray, camera_matrix: np.ndarray, cell, others: Iterable,
+                  size: int = CROP) -> dict[tuple, np.ndarray]:
+    """Where the tiles of ``others`` (:class:`~..mats.Cell`) show in ``cell``'s :func:`pawn_crop`
+    of that size: their polygons on the mat (z = 0) projected through the mat's pose
+    (``homography`` mat mm -> px and ``camera_matrix``, both 3x3), within the crop's prism.
+    The prism reaches up ``PAWN_HEIGHT_MM``, so from a slanted camera it holds the tiles behind
+    the cell; from a camera less slanted than 65 degrees it reaches no further than the cells
+    around it (32 mm x tan 65 deg = 69 mm, a tile's side is 70 mm), so only cells whose centres lie
+    within 1.5 of ``cell``'s sides are looked at. Returns cell key -> ``(size, size) bool``, only
+    the cells that show there."""
+    m, r, t, local = pawn_crop_frame(homography, camera_matrix, cell, size)
+    inside = prism_mask(local, size) > 0
+    reach = 1.5 * float(np.ptp(np.asarray(cell.polygon_mm, np.float64)[:, 0]))
+    out = {}
+    for other in others:
+        if other.key == cell.key or np.hypot(*np.subtract(other.center_mm, cell.center_mm)) > reach:
+            continue
+        poly = np.asarray(other.polygon_mm, np.float64)
+        pts = np.column_stack([poly, np.zeros(len(poly))]) @ r.T + t
+        px = (pts @ camera_matrix.T)[:, :2] / pts[:, 2:3] @ m[:, :2].T + m[:, 2]
+        mask = np.zeros((size, size), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(px).astype(np.int32), 1)
+        shown = (mask > 0) & inside
+        if shown.any():
+            out[other.key] = shown
+    return out
 
 
 def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] | None = None) -> dict:
@@ -1428,27 +1463,36 @@ def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] 
         With its :class:`ChangeBlobs`.
     pairs : dict cell key -> CellChange
         Per cell its crops before and after, a pawn's silhouette there, where the crops hold the
-        fill and the colours on it before (:func:`cell_change`; a plain tuple in that order will do).
+        fill, the colours on it before and where other cells' tiles show in the crops
+        (:func:`cell_change`; a plain tuple in that order will do).
     in_play : iterable of str, optional
         The colours in the game (default: those in ``had`` of some cell, or all when none).
 
     Returns
     -------
     dict cell key -> Reading
-        :func:`pawn_reading` per cell. Two passes: a pawn seen clearly arriving on one cell
-        (strength >= ``PAIR_STRENGTH``) left the cell it stood on, so the second pass reads that
-        cell with a prior of ``PAIR_PRIOR`` times the arrival's strength for its leaving (when
-        that cell is among ``pairs``); when that cell's own reading then sees it leave, the
-        leaving is at least ``PAIR_STRENGTH_SHARE`` times as strong as the arrival.
+        :func:`pawn_reading` per cell. A cell whose tile was turned over or replaced
+        (:func:`tile_changed`) is left out of the crops of the other cells where its tile shows
+        there (``beside``): a pawn's crop reaches over the tiles behind it, and a tile turned
+        there is no pawn coming or going (fresh game video 8864, event 3: an excavation behind
+        a cell read as its white pawn leaving, sure). Two passes: a pawn seen clearly arriving
+        on one cell (strength >= ``PAIR_STRENGTH``) left the cell it stood on, so the second
+        pass reads that cell with a prior of ``PAIR_PRIOR`` times the arrival's strength for its
+        leaving (when that cell is among ``pairs``); when that cell's own reading then sees it
+        leave, the leaving is at least ``PAIR_STRENGTH_SHARE`` times as strong as the arrival.
     """
     cells = {key: CellChange(*p) for key, p in pairs.items()}
     if in_play is None:
         in_play = set().union(*(c.had for c in cells.values())) or None
+    turned = {key for key, c in cells.items()
+              if tile_changed(model, c.before, c.after, float(c.shape.sum()), c.outside)}
+    outside = {key: np.logical_or.reduce([c.outside, *(m for k, m in (c.beside or {}).items() if k in turned)])
+               for key, c in cells.items()}
 
     def read(key, prior=None) -> list[tuple]:
         c = cells[key]
         return pawn_changes(model, c.before, c.after, float(c.shape.sum()), c.had, in_play, prior, c.shape,
-                            c.outside)
+                            outside[key])
 
     where = {colour: key for key, c in cells.items() for colour in c.had}
     changes = {key: read(key) for key in cells}
@@ -1463,9 +1507,7 @@ def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] 
         # its own colour changes few pixels when it leaves)
         changes[key] = [((c, sc), (w, max(sw, PAIR_STRENGTH_SHARE * prior[("-", w)] / PAIR_PRIOR)
                                    if ("-", w) in prior else sw)) for (c, sc), (w, sw) in read(key, prior)]
-    return {key: pawn_reading(c.had, changes[key],
-                              tile_changed(model, c.before, c.after, float(c.shape.sum()), c.outside))
-            for key, c in cells.items()}
+    return {key: pawn_reading(c.had, changes[key], key in turned) for key, c in cells.items()}
 
 
 def _balanced_pair(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
