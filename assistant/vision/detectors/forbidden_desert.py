@@ -1416,37 +1416,40 @@ def cell_change(before: np.ndarray, after: np.ndarray, cell, homography: np.ndar
     crops ``(64, 64, 3) uint8``, cut through ``homography`` (mat mm -> px, 3x3; the crop before
     through ``before_homography`` when it differs) and ``camera_matrix`` (3x3 intrinsics): the
     pawn's silhouette at the cell's centre, the fill of either crop, and where the tiles of
-    ``others`` (cells read with it) show in the crops (:func:`tiles_in_crop`, through
-    ``homography``)."""
+    ``others`` (the :class:`~..mats.Cell` read with it; ``cell`` itself may be among them) show
+    in either crop (:func:`tiles_in_crop`). Raises nothing."""
     shape = pawn_silhouette(np.asarray(cell.center_mm, float), homography, camera_matrix, cell)
     outside = pawn_crop_outside(homography, camera_matrix, cell)
+    others = list(others)
+    beside = tiles_in_crop(homography, camera_matrix, cell, others)
     if before_homography is not None and not np.array_equal(before_homography, homography):
         outside = outside | pawn_crop_outside(before_homography, camera_matrix, cell)
-    return CellChange(before, after, shape, outside, set(had), tiles_in_crop(homography, camera_matrix, cell, others))
+        then = tiles_in_crop(before_homography, camera_matrix, cell, others)
+        beside = {key: beside.get(key, False) | then.get(key, False) for key in beside.keys() | then.keys()}
+    return CellChange(before, after, shape, outside, set(had), beside)
 
 
 def tiles_in_crop(homography: np.ndarray, camera_matrix: np.ndarray, cell, others: Iterable,
                   size: int = CROP) -> dict[tuple, np.ndarray]:
-    """Where the tiles of ``others`` (:class:`~..mats.Cell`) show in ``cell``'s :func:`pawn_crop`
-    of that size: their polygons on the mat (z = 0) projected through the mat's pose
-    (``homography`` mat mm -> px and ``camera_matrix``, both 3x3), within the crop's prism.
-    The prism reaches up ``PAWN_HEIGHT_MM``, so from a slanted camera it holds the tiles behind
-    the cell; from a camera less slanted than 65 degrees it reaches no further than the cells
-    around it (32 mm x tan 65 deg = 69 mm, a tile's side is 70 mm), so only cells whose centres lie
-    within 1.5 of ``cell``'s sides are looked at. Returns cell key -> ``(size, size) bool``, only
-    the cells that show there."""
-    m, r, t, local = pawn_crop_frame(homography, camera_matrix, cell, size)
-    inside = prism_mask(local, size) > 0
-    reach = 1.5 * float(np.ptp(np.asarray(cell.polygon_mm, np.float64)[:, 0]))
-    out = {}
-    for other in others:
-        if other.key == cell.key or np.hypot(*np.subtract(other.center_mm, cell.center_mm)) > reach:
-            continue
-        poly = np.asarray(other.polygon_mm, np.float64)
-        pts = np.column_stack([poly, np.zeros(len(poly))]) @ r.T + t
-        px = (pts @ camera_matrix.T)[:, :2] / pts[:, 2:3] @ m[:, :2].T + m[:, 2]
+    """Where the tiles of ``others`` (:class:`~..mats.Cell`; ``cell`` itself among them is
+    skipped) show in ``cell``'s :func:`pawn_crop` of that size: their polygons on the mat
+    (z = 0) projected through the mat's pose (``homography`` mat mm -> px and
+    ``camera_matrix``, both 3x3, :func:`project_to_crop`), within the crop's prism (not
+    :func:`pawn_crop_outside`). The prism reaches up ``PAWN_HEIGHT_MM``, so from a slanted
+    camera it holds the tiles behind the cell (from 65 degrees on, the tile two cells behind too).
+    Returns cell key -> ``(size, size) bool``, only the cells that show there. Raises nothing."""
+    others = [o for o in others if o.key != cell.key]
+    if not others:
+        return {}
+    polys = [np.asarray(o.polygon_mm, np.float64) for o in others]
+    px = project_to_crop(np.column_stack([np.vstack(polys), np.zeros(sum(map(len, polys)))]),
+                         homography, camera_matrix, cell, size)
+    inside = ~pawn_crop_outside(homography, camera_matrix, cell, size)
+    out, at = {}, 0
+    for other, poly in zip(others, polys):
         mask = np.zeros((size, size), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(px).astype(np.int32), 1)
+        cv2.fillConvexPoly(mask, np.round(px[at:at + len(poly)]).astype(np.int32), 1)
+        at += len(poly)
         shown = (mask > 0) & inside
         if shown.any():
             out[other.key] = shown
@@ -1486,8 +1489,7 @@ def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] 
         in_play = set().union(*(c.had for c in cells.values())) or None
     turned = {key for key, c in cells.items()
               if tile_changed(model, c.before, c.after, float(c.shape.sum()), c.outside)}
-    outside = {key: np.logical_or.reduce([c.outside, *(m for k, m in (c.beside or {}).items() if k in turned)])
-               for key, c in cells.items()}
+    outside = {key: _less_turned(c, turned) for key, c in cells.items()}
 
     def read(key, prior=None) -> list[tuple]:
         c = cells[key]
@@ -1508,6 +1510,14 @@ def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] 
         changes[key] = [((c, sc), (w, max(sw, PAIR_STRENGTH_SHARE * prior[("-", w)] / PAIR_PRIOR)
                                    if ("-", w) in prior else sw)) for (c, sc), (w, sw) in read(key, prior)]
     return {key: pawn_reading(c.had, changes[key], key in turned) for key, c in cells.items()}
+
+
+def _less_turned(c: CellChange, turned: set) -> np.ndarray | None:
+    """``c.outside`` with the tiles of the cells in ``turned`` that show in the crops
+    (``c.beside``) added: ``(64, 64) bool``; ``c.outside`` as it is where none shows, or where it
+    is None (a plain tuple without the geometry: the fill is then found by colour)."""
+    masks = [m for key, m in (c.beside or {}).items() if key in turned]
+    return c.outside if not masks or c.outside is None else np.logical_or.reduce([c.outside, *masks])
 
 
 def _balanced_pair(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
