@@ -347,6 +347,9 @@ class ForbiddenDesertTracker(Tracker):
         #: follow (or the players) decide
         self.pending_cards: list[str] = []
         self._pending_for: State | None = None
+        #: the one card an unread card place named behind "no card", while all the deck allows
+        #: waits for the slides (:meth:`_named_behind_none`)
+        self._pending_named: str | None = None
         #: the state before the first storm card since the table last matched
         self.storm_start: State | None = None
         #: the cells the camera saw change since the tracker last waited for nothing (no storm
@@ -441,7 +444,7 @@ class ForbiddenDesertTracker(Tracker):
                 and self.card_due
                 and (due := self._allowed_cards())):
             # the card place changed where a card is due, and the camera cannot say which
-            return self._await_slides(due, unread=True)
+            return self._await_slides(due, unread=True, named=self._named_behind_none(card, unsure, due))
         if waiting:
             chosen = self._choose_card(observed)
             if chosen is not None:
@@ -511,7 +514,7 @@ class ForbiddenDesertTracker(Tracker):
             if len(consistent) == 1 and confirmed == consistent:
                 return self._storm_card(confirmed[0], observed, by_slides=True)
             if confirmed:
-                self.pending_cards, self._pending_for = consistent, self.state
+                self.pending_cards, self._pending_for, self._pending_named = consistent, self.state, None
                 return self._which_card(sorted(changed, key=str))
             told = self._told_by_cells(self._place_cards(place), observed, place)
             if told is not None:
@@ -744,7 +747,7 @@ class ForbiddenDesertTracker(Tracker):
         if len(consistent) == 1 and confirmed == consistent:
             chosen = confirmed[0]
         else:
-            chosen = self._told_by_cells(self.pending_cards, observed)
+            chosen = self._told_by_cells(self.pending_cards, observed, named=self._pending_named)
             if chosen is None:
                 return None
         self.pending_cards = []
@@ -776,7 +779,8 @@ class ForbiddenDesertTracker(Tracker):
                 confirmed.append(card)
         return consistent, confirmed
 
-    def _told_by_cells(self, cards: Sequence[str], observed: Observation, place: Reading | None = None) -> str | None:
+    def _told_by_cells(self, cards: Sequence[str], observed: Observation, place: Reading | None = None,
+                       named: str | None = None) -> str | None:
         """The one storm card of ``cards`` that the cells the camera saw change tell, though
         the readings that would confirm it slot by slot are unsure (in a dim room the storm's
         new, empty cell often reads at 0.3-0.6; :meth:`_cards_fitting` then confirms no card).
@@ -794,7 +798,9 @@ class ForbiddenDesertTracker(Tracker):
         Returns None, and the players are asked as before, unless exactly one card fits and no
         other card of ``cards`` may be partway: a stronger wind of the same direction whose
         chain holds every cell seen is what players pausing after its first slides show, and
-        the cells cannot tell the two apart. Of winds blocked at the board's edge that end
+        the cells cannot tell the two apart, unless the one card that fits is ``named``: the
+        card place read "no card", unsurely, with that card alone behind it
+        (:meth:`_named_behind_none`), and none of the stronger winds at all. Of winds blocked at the board's edge that end
         alike, the one shown is taken when it is among them, the gate saw the place unchanged
         and ``place`` names no other card (most likely the same face, as :meth:`explain` takes
         it); else None.
@@ -807,6 +813,8 @@ class ForbiddenDesertTracker(Tracker):
             The readings of the change (pawns are not judged: they ride their tiles).
         place : Reading, optional
             The card place's reading, when it was read though the gate saw no change there.
+        named : str, optional
+            The one card an unread card place named (:attr:`_pending_named`).
         """
         seen = self.card_seen - {CARD_CELL}
         before = self.model.expected(self.state)
@@ -833,7 +841,7 @@ class ForbiddenDesertTracker(Tracker):
             if shows or (place is not None and place.label == card and self._new_on_place(place)):
                 fits.append(card)
                 tables.add(tuple(sorted((s, v) for s, v in want.items() if s != CARD)))
-        if partway or not fits:
+        if (partway and fits != [named]) or not fits:
             return None
         if len(fits) == 1:
             return fits[0]
@@ -964,20 +972,40 @@ class ForbiddenDesertTracker(Tracker):
         want, had = self.model.expected(after), self.model.expected(self.state)
         return any(want[s] != had.get(s) for s in want if s != CARD)
 
-    def _await_slides(self, cards: list[str], unread: bool = False) -> Verdict:
+    def _await_slides(self, cards: list[str], unread: bool = False, named: str | None = None) -> Verdict:
         """Hold ``cards`` (the storm cards the card place may show) as :attr:`pending_cards`
         until the slides tell them apart (:meth:`_choose_card`): a ``nothing`` verdict saying so
         when every one of them moves a tile, else the players' question (a reading that may be
         a card that moves no tile would leave the slides nothing to show). ``unread``: the camera
         read no card there at all (every card the deck allows is pending): it waits all the same,
         since it has nothing better to ask than "which card?", and the question comes with the
-        next change if the slides do not tell (:meth:`explain`)."""
-        self.pending_cards, self._pending_for = list(cards), self.state
+        next change if the slides do not tell (:meth:`explain`). ``named``: the one card the
+        unread place named behind "no card" (:meth:`_named_behind_none`), which the slides may
+        then tell though a stronger wind of its direction may be partway (:meth:`_told_by_cells`)."""
+        self.pending_cards, self._pending_for, self._pending_named = list(cards), self.state, named
         if cards and (unread or all(self._moves_tiles(c) for c in cards)):
             what = ("I cannot read the storm card" if unread
                     else "The storm card is " + " or ".join(c.replace("_", " ") for c in cards))
             return Verdict("nothing", [], [CARD_CELL], f"{what}: the slides will tell which.", reason=AWAITING_SLIDES)
         return self._which_card([CARD_CELL])
+
+    def _named_behind_none(self, card: Reading, unsure: set, due: Sequence[str]) -> str | None:
+        """The one storm card an unsure reading ``card`` of a card place the gate saw change
+        surely (not among ``unsure``) names behind "no card": its label ``none``, its only
+        alternative a card of ``due`` (the cards the deck allows now) other than the one shown.
+        None otherwise. The card reader lists every label but the least likely ones, together
+        under ``CARD_RIVAL_P`` (:func:`~..vision.detectors.desert_flat.card_reading`), so a card
+        it leaves out (a stronger wind of the same direction) is unlikely. It is no reading to
+        commit a card from: on the development stills (second renderer, 550 card places:
+        5100-5199, 5300-5399, 6100-6199, 6300-6399, 7100-7199, 7300-7349), of the 16 cards read
+        so, all in stress, 7 were named right (four sun cards were read as wind s 1, wind s 2
+        as wind s 1); on the development stress game video 8860 all 6, read from the mean of
+        the still window."""
+        alts = tuple(card.alternatives)
+        if card.label != "none" or len(alts) != 1 or CARD_CELL in unsure:
+            return None
+        shown = self.model.expected(self.state)[CARD]
+        return alts[0] if alts[0] in due and alts[0] != shown else None
 
     def _which_card(self, cells: list) -> Verdict:
         """The players' question among :attr:`pending_cards` (every storm card the deck allows

@@ -1214,3 +1214,27 @@ def test_a_card_laid_where_the_gate_saw_no_change_is_taken_only_on_two_readings_
     assert tracker.card_laid_unseen(sure, shown) is None             # a card waits for its slides already
     s0 = start()
     assert ForbiddenDesertTracker(GAME, s0).card_laid_unseen(sure, shown) is None    # actions left
+
+
+@pytest.mark.parametrize("behind", [("wind_e_1",), (), ("wind_e_2",), ("wind_e_1", "wind_e_2")])
+def test_a_card_place_read_as_no_card_with_one_card_behind_lets_its_slides_tell_it(behind):
+    """The card place changes in the storm and reads "no card", unsurely (blur and a lamp's
+    glare). Wind e 1's slide follows, the tile slid read unsurely, so no card is confirmed slot
+    by slot; the cells seen are wind e 1's, but the players may have paused after the first of
+    wind e 2's slides. Where the place named wind e 1 alone behind "no card", the slides tell
+    it; named with another card, naming another, or naming none, the players are asked."""
+    tracker, s1 = in_the_storm()
+    assert tracker._after_card("wind_e_2") is not None         # a stronger wind the deck allows
+    place = Reading("none", 0.62, 0.5, behind)
+    assert tracker.explain({("card",): place}, [CARD_CELL]).kind == "nothing"
+    s2 = play(s1, Event.make("storm", "storm_card", card="wind_e_1"))
+    observed = table(s2) | {("card",): place}
+    old = ("face", *s1.storm)
+    observed[old] = Reading("mirage", 0.4, 0.2, (observed[old].label,))
+    changed = [c for c in diff_cells(MODEL, MODEL.expected(s1), MODEL.expected(s2)) if c != CARD_CELL]
+    verdict = tracker.explain(observed, changed)
+    if behind == ("wind_e_1",):
+        assert verdict.kind == "commit" and verdict.events == [Event.make("storm", "storm_card", card="wind_e_1")]
+        assert summary(tracker.state) == summary(s2)
+    else:
+        assert verdict.kind == "ask" and tracker.state is s1
