@@ -493,7 +493,7 @@ class ForbiddenDesertTracker(Tracker):
             # the turn's actions spent: the storm's first card, laid where the gate saw no change
             # (a card like the one shown), may be told by the cells its slides changed; otherwise
             # the verdict stands (a pawn moved by a Jet Pack not entered, the next turn begun)
-            told = self._told_by_cells(self._place_cards(place), observed, place)
+            told = self._told_with_place(place, observed)
             if told is not None:
                 return self._storm_card(told, observed, by_slides=True)
         if verdict.kind in ("ask", "illegal") and self.state.phase == "storm" and shown in STORM_CARDS:
@@ -516,7 +516,7 @@ class ForbiddenDesertTracker(Tracker):
             if confirmed:
                 self.pending_cards, self._pending_for, self._pending_named = consistent, self.state, None
                 return self._which_card(sorted(changed, key=str))
-            told = self._told_by_cells(self._place_cards(place), observed, place)
+            told = self._told_with_place(place, observed)
             if told is not None:
                 return self._storm_card(told, observed, by_slides=True)
             return Verdict("ask", [], sorted(changed, key=str),
@@ -851,6 +851,15 @@ class ForbiddenDesertTracker(Tracker):
         alike = len(tables) == 1 and shown in fits and CARD_CELL not in self.card_seen
         return shown if alike and (place is None or not self._new_on_place(place)) else None
 
+    def _told_with_place(self, place: Reading | None, observed: Observation) -> str | None:
+        """The card the cells tell (:meth:`_told_by_cells`) among those a reading of the card place
+        the gate saw no change of leaves open (:meth:`_place_cards`), the one card it names
+        behind "no card" (:meth:`_named_behind_none`) told though a stronger wind of its
+        direction may be partway. ``place``: that reading, or None."""
+        cards = self._place_cards(place)
+        named = self._named_behind_none(place, set(), cards) if place is not None else None
+        return self._told_by_cells(cards, observed, place, named)
+
     def _place_cards(self, place: Reading | None) -> list[str]:
         """The storm cards the rules accept drawn now (:meth:`_allowed_cards`) that a reading of
         the card place the gate saw no change of leaves open: when it names best a card other
@@ -990,10 +999,13 @@ class ForbiddenDesertTracker(Tracker):
         return self._which_card([CARD_CELL])
 
     def _named_behind_none(self, card: Reading, unsure: set, due: Sequence[str]) -> str | None:
-        """The one storm card an unsure reading ``card`` of a card place the gate saw change
-        surely (not among ``unsure``) names behind "no card": its label ``none``, its only
-        alternative a card of ``due`` (the cards the deck allows now) other than the one shown.
-        None otherwise. The card reader lists every label but the least likely ones, together
+        """The one storm card an unsure reading ``card`` of the card place names behind "no
+        card" where a card was laid: its label ``none``, its only alternative a card of ``due``
+        (the cards the deck allows now) other than the one shown, and the place not among
+        ``unsure`` (the cells the gate was not sure changed). A card was laid where the gate saw
+        the place change surely where a card is due, or, where it saw no change there, where the
+        cells changed as only a storm card changes them (:meth:`_told_with_place`). None
+        otherwise. The card reader lists every label but the least likely ones, together
         under ``CARD_RIVAL_P`` (:func:`~..vision.detectors.desert_flat.card_reading`), so a card
         it leaves out (a stronger wind of the same direction) is unlikely. It is no reading to
         commit a card from: on the development stills (second renderer, 550 card places:

@@ -593,6 +593,8 @@ def another_card_drawn(card="wind_e_1"):
     (Reading("wind_e_1"), True),                                     # ... or surely
     (Reading("wind_e_1", 0.7, 1.0, ("wind_e_2",)), False),           # wind e 2 may be partway
     (Reading("none", 0.6, 0.4), False),                              # glare: every wind again
+    (Reading("none", 0.62, 0.5, ("wind_e_1",)), True),               # wind e 1 alone behind "no card"
+    (Reading("none", 0.62, 0.5, ("wind_e_1", "wind_e_2")), False),   # ... with wind e 2 beside it
     (Reading("wind_n_1"), False),            # the card shown: perhaps none laid there, wind e 2 held
 ])
 def test_a_card_laid_unseen_is_told_by_the_cells_its_slides_changed(place, told):
@@ -600,7 +602,8 @@ def test_a_card_laid_unseen_is_told_by_the_cells_its_slides_changed(place, told)
     the storm's new cell reads unsure: no card is confirmed slot by slot. The cells seen
     changing are exactly wind e 1's, and a sure reading shows the tile it slid; with the card
     place read as well (the live loop reads it where a card is due), a reading that leaves no
-    stronger east wind open tells the card. Otherwise the players are asked, as before."""
+    stronger east wind open tells the card (as "no card" with wind e 1 alone behind it does:
+    the slides show a card was laid). Otherwise the players are asked, as before."""
     tracker, s1, s2, observed, changed = another_card_drawn()
     if place is not None:
         observed[("card",)] = place
