@@ -377,12 +377,16 @@ class ForbiddenDesertTracker(Tracker):
         (unless the wait was among winds and the card place now reads one of them surely),
         slides that fit no card or several. A card told by its slides keeps the table under watch (:meth:`_storm_card`).
         Known risk: players who pause partway through a stronger wind (the first of wind n 2's
-        two slides) show the table wind n 1 leaves, and that card is committed; the next slide
-        is then asked about as a correction, never taken for another card.
+        two slides) show the table wind n 1 leaves, and that card is committed where the slides
+        read surely or the card place named wind n 1 alone behind "no card" (on the development
+        stills one such reading named wind s 2 as wind s 1); the next slide is then asked about
+        as a correction while the place stays unread, and a later sure reading of wind n 2 there
+        is taken for a second card.
 
         Where the slides' readings are unsure (the storm's new, empty cell in a dim room), the
         cells the gate saw change may still tell the card (:meth:`_told_by_cells`), never while
-        a stronger wind may be partway. Where a card is due, the live loop reads the card place
+        a stronger wind may be partway unless the card place read "no card" with that card alone
+        behind it (:meth:`_named_behind_none`). Where a card is due, the live loop reads the card place
         with every change; when the gate saw no change there (a wind card laid on a wind card),
         that reading only narrows the cards the cells may tell (:meth:`_place_cards`).
 
@@ -747,11 +751,23 @@ class ForbiddenDesertTracker(Tracker):
         if len(consistent) == 1 and confirmed == consistent:
             chosen = confirmed[0]
         else:
-            chosen = self._told_by_cells(self.pending_cards, observed, named=self._pending_named)
+            named = self._pending_named if self._still_named(observed.get(CARD)) else None
+            chosen = self._told_by_cells(self.pending_cards, observed, named=named)
             if chosen is None:
                 return None
         self.pending_cards = []
         return self._storm_card(chosen, observed, by_slides=True)
+
+    def _still_named(self, place: Reading | None) -> bool:
+        """Whether the card place, read again while the slides are awaited (``place``; None when
+        it was not read), still names the card it named behind "no card" (:attr:`_pending_named`):
+        read as that card, or as "no card" with it among the alternatives. A reading that names
+        another card best, or no longer lists it, ends the card's claim, and the slides then
+        tell it only where no stronger wind may be partway (:meth:`_told_by_cells`)."""
+        named = self._pending_named
+        if named is None or place is None:
+            return named is not None
+        return place.label == named or (place.label == "none" and named in place.alternatives)
 
     def _cards_fitting(self, cards: Iterable[str], observed: Observation) -> tuple[list[str], list[str]]:
         """Which storm cards of ``cards``, drawn now, the table may show, judged on the sure
@@ -800,7 +816,8 @@ class ForbiddenDesertTracker(Tracker):
         chain holds every cell seen is what players pausing after its first slides show, and
         the cells cannot tell the two apart, unless the one card that fits is ``named``: the
         card place read "no card", unsurely, with that card alone behind it
-        (:meth:`_named_behind_none`), and none of the stronger winds at all. Of winds blocked at the board's edge that end
+        (:meth:`_named_behind_none`), so that it listed no stronger wind. ``named`` lifts that
+        refusal only: the card still needs its sure reading on its chain. Of winds blocked at the board's edge that end
         alike, the one shown is taken when it is among them, the gate saw the place unchanged
         and ``place`` names no other card (most likely the same face, as :meth:`explain` takes
         it); else None.
@@ -852,10 +869,11 @@ class ForbiddenDesertTracker(Tracker):
         return shown if alike and (place is None or not self._new_on_place(place)) else None
 
     def _told_with_place(self, place: Reading | None, observed: Observation) -> str | None:
-        """The card the cells tell (:meth:`_told_by_cells`) among those a reading of the card place
-        the gate saw no change of leaves open (:meth:`_place_cards`), the one card it names
-        behind "no card" (:meth:`_named_behind_none`) told though a stronger wind of its
-        direction may be partway. ``place``: that reading, or None."""
+        """The card the cells tell (:meth:`_told_by_cells`, judging ``observed``, the readings of
+        the change) among those a reading of the card place the gate saw no change of leaves
+        open (:meth:`_place_cards`), the one card it names behind "no card"
+        (:meth:`_named_behind_none`) told though a stronger wind of its direction may be
+        partway; None when the cells tell none. ``place``: that reading, or None."""
         cards = self._place_cards(place)
         named = self._named_behind_none(place, set(), cards) if place is not None else None
         return self._told_by_cells(cards, observed, place, named)
@@ -1007,12 +1025,15 @@ class ForbiddenDesertTracker(Tracker):
         cells changed as only a storm card changes them (:meth:`_told_with_place`). None
         otherwise. The card reader lists every label but the least likely ones, together
         under ``CARD_RIVAL_P`` (:func:`~..vision.detectors.desert_flat.card_reading`), so a card
-        it leaves out (a stronger wind of the same direction) is unlikely. It is no reading to
+        it leaves out (a stronger wind of the same direction) is less likely. It is no reading to
         commit a card from: on the development stills (second renderer, 550 card places:
         5100-5199, 5300-5399, 6100-6199, 6300-6399, 7100-7199, 7300-7349), of the 16 cards read
-        so, all in stress, 7 were named right (four sun cards were read as wind s 1, wind s 2
-        as wind s 1); on the development stress game video 8860 all 6, read from the mean of
-        the still window."""
+        so, all in stress, 7 were named right; of the nine named wrong, four sun cards were
+        read as wind s 1, three winds of strength 3 as another card, a wind s 1 as sun beats
+        down and a wind s 2 as wind s 1 (the one misreading the slides cannot catch, where the
+        players pause after its first slide). On the development stress game video 8860, read
+        from the mean of the still window, all six such readings of a place the gate saw change
+        named the card drawn, and so did the one of a place it did not that told a card."""
         alts = tuple(card.alternatives)
         if card.label != "none" or len(alts) != 1 or CARD_CELL in unsure:
             return None
