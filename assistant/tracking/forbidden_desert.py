@@ -385,10 +385,11 @@ class ForbiddenDesertTracker(Tracker):
 
         Where the slides' readings are unsure (the storm's new, empty cell in a dim room), the
         cells the gate saw change may still tell the card (:meth:`_told_by_cells`), never while
-        a stronger wind may be partway unless the card place read "no card" with that card alone
-        behind it (:meth:`_named_behind_none`). Where a card is due, the live loop reads the card place
-        with every change; when the gate saw no change there (a wind card laid on a wind card),
-        that reading only narrows the cards the cells may tell (:meth:`_place_cards`).
+        a stronger wind may be partway unless the card place read "no card" with that card
+        alone behind it (:meth:`_named_behind_none`). Where a card is due, the live loop reads
+        the card place with every change; when the gate saw no change there (a wind card laid
+        on a wind card), that reading only narrows the cards the cells may tell
+        (:meth:`_place_cards`).
 
         While a storm card is committed or pending (``awaiting``, :attr:`pending_cards`),
         ``changed`` must hold every cell the camera saw change since the last call: where the
@@ -817,10 +818,10 @@ class ForbiddenDesertTracker(Tracker):
         the cells cannot tell the two apart, unless the one card that fits is ``named``: the
         card place read "no card", unsurely, with that card alone behind it
         (:meth:`_named_behind_none`), so that it listed no stronger wind. ``named`` lifts that
-        refusal only: the card still needs its sure reading on its chain. Of winds blocked at the board's edge that end
-        alike, the one shown is taken when it is among them, the gate saw the place unchanged
-        and ``place`` names no other card (most likely the same face, as :meth:`explain` takes
-        it); else None.
+        refusal only: the card still needs its sure reading on its chain. Of winds blocked at
+        the board's edge that end alike, the one shown is taken when it is among them, the gate
+        saw the place unchanged and ``place`` names no other card (most likely the same face,
+        as :meth:`explain` takes it); else None.
 
         Parameters
         ----------

@@ -1477,7 +1477,7 @@ def pawns_by_change(model: "PawnPixels", pairs: Mapping, in_play: Iterable[str] 
         :func:`pawn_reading` per cell. A cell whose tile was turned over or replaced
         (:func:`tile_changed`) is left out of the crops of the other cells where its tile shows
         there (``beside``): a pawn's crop reaches over the tiles behind it, and a tile turned
-        there is no pawn coming or going (fresh game video 8864, event 3: an excavation behind
+        there is no pawn coming or going (game video 8864, event 3: an excavation behind
         a cell read as its white pawn leaving, sure). Two passes: a pawn seen clearly arriving
         on one cell (strength >= ``PAIR_STRENGTH``) left the cell it stood on, so the second
         pass reads that cell with a prior of ``PAIR_PRIOR`` times the arrival's strength for its
